@@ -1,0 +1,42 @@
+# Daleel: `make run` serves the site with the seed quizzes, `make test` runs every test.
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+# pyenv reads .python-version (3.12); elsewhere set PYTHON=python3.12.
+PYTHON ?= python3
+
+.PHONY: install run test test-e2e lint format messages migrations-check bench check-deploy
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_quizzes
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+test: install
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+messages: install
+	$(PY) manage.py makemessages --locale ar --no-location --ignore=.venv --ignore=staticfiles
+	$(PY) manage.py compilemessages --ignore=.venv
+
+migrations-check: install
+	$(PY) manage.py makemigrations --check --dry-run
+
+bench: install
+	bash bench/run

@@ -1,0 +1,22 @@
+from django.conf.urls.i18n import i18n_patterns
+from django.contrib import admin
+from django.urls import include, path
+from django.views.i18n import set_language
+
+from quizzes.views import healthz
+
+urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("i18n/setlang/", set_language, name="set_language"),
+]
+
+urlpatterns += i18n_patterns(
+    path("admin/", admin.site.urls),
+    path("accounts/", include("accounts.urls")),
+    path("", include("quizzes.urls")),
+)
+
+handler400 = "quizzes.views.bad_request"
+handler403 = "quizzes.views.permission_denied"
+handler404 = "quizzes.views.page_not_found"
+handler500 = "quizzes.views.server_error"

@@ -1,0 +1,148 @@
+"""The rules of an attempt: start or resume, answer the current question once, finish, score.
+
+Views (htmx and plain forms alike) call these and render what they return; nothing else
+writes attempts or answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .content import QuizContent, quiz_content
+from .models import Answer, Attempt, Question, Quiz
+
+
+class AttemptError(Exception):
+    """An answer the rules refuse; `message` is for the learner, nothing was written."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class AttemptState:
+    """An attempt with its quiz content and its answers so far, keyed by question id."""
+
+    attempt: Attempt
+    content: QuizContent
+    answers: dict[int, Answer]
+
+    @property
+    def answered_count(self) -> int:
+        return len(self.answers)
+
+    @property
+    def current_question(self) -> Question | None:
+        """The first question in quiz order that has no answer yet; None when all have."""
+        for question in self.content.questions:
+            if question.pk not in self.answers:
+                return question
+        return None
+
+    @property
+    def current_number(self) -> int:
+        """1-based number of the step the learner is on (the last one once all are answered)."""
+        current = self.current_question
+        if current is None:
+            return self.content.count
+        return self.content.number_of(current)
+
+    @property
+    def score(self) -> int:
+        return sum(1 for answer in self.answers.values() if answer.is_correct)
+
+    def answer_for(self, question: Question) -> Answer | None:
+        return self.answers.get(question.pk)
+
+    def review(self) -> list[tuple[Question, Answer | None]]:
+        return [(question, self.answers.get(question.pk)) for question in self.content.questions]
+
+
+def attempt_state(attempt: Attempt) -> AttemptState:
+    content = quiz_content(attempt.quiz)
+    answers = {answer.question_id: answer for answer in attempt.answers.all()}
+    for answer in answers.values():
+        question = content.question(answer.question_id)
+        if question is not None:
+            # Resolve the answer's choices from the cached content: no query per answer.
+            answer.question = question
+            answer.choice = content.choice(question, answer.choice_id) or answer.choice
+            answer.correct_choice = (
+                content.choice(question, answer.correct_choice_id) or answer.correct_choice
+            )
+    return AttemptState(attempt=attempt, content=content, answers=answers)
+
+
+def attempt_start(*, user, quiz: Quiz) -> Attempt:
+    """Return the learner's attempt in progress on `quiz`, or start one.
+
+    Safe against a double click or two tabs: the database allows one attempt in progress per
+    learner and quiz, and the loser of a race gets the winner's attempt.
+    """
+    existing = Attempt.objects.in_progress().filter(user=user, quiz=quiz).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            return Attempt.objects.create(user=user, quiz=quiz)
+    except IntegrityError:
+        return Attempt.objects.in_progress().get(user=user, quiz=quiz)
+
+
+@dataclass
+class AnswerOutcome:
+    answer: Answer
+    # False when the question had been answered before: the recorded answer stands.
+    created: bool
+
+
+def answer_record(*, attempt: Attempt, question: Question, choice_id: int) -> AnswerOutcome:
+    """Record the learner's choice for `question`, once, and finish the attempt after the last.
+
+    A question already answered returns its recorded answer unchanged (a replay, a double
+    click, a stale tab). Raises AttemptError, writing nothing, for a finished attempt, a
+    question that is not the current one, or a choice that is not one of its choices.
+    """
+    with transaction.atomic():
+        # Lock the attempt so that concurrent answers to it are taken one at a time.
+        locked = Attempt.objects.select_for_update(of=("self",)).select_related("quiz")
+        attempt = locked.get(pk=attempt.pk)
+        state = attempt_state(attempt)
+        recorded = state.answer_for(question)
+        if recorded is not None:
+            return AnswerOutcome(answer=recorded, created=False)
+        if attempt.is_finished:
+            raise AttemptError(_("This attempt is finished; it accepts no more answers."))
+        current = state.current_question
+        if current is None or current.pk != question.pk:
+            raise AttemptError(_("Answer the questions in order: this one is not next yet."))
+        choice = state.content.choice(question, choice_id)
+        if choice is None:
+            raise AttemptError(_("Choose one of this question's answers."))
+        correct_choice = next((c for c in question.choices.all() if c.is_correct), None)
+        if correct_choice is None:
+            # Only reachable if content was written around the admin's validation.
+            raise AttemptError(_("This question is being revised; please try again later."))
+        answer = Answer.objects.create(
+            attempt=attempt,
+            question=question,
+            choice=choice,
+            correct_choice=correct_choice,
+            is_correct=choice.pk == correct_choice.pk,
+        )
+        state.answers[question.pk] = answer
+        if state.current_question is None:
+            _finish(attempt, state)
+        return AnswerOutcome(answer=answer, created=True)
+
+
+def _finish(attempt: Attempt, state: AttemptState) -> None:
+    attempt.finished_at = timezone.now()
+    attempt.score = state.score
+    attempt.total = state.content.count
+    attempt.save(update_fields=["finished_at", "score", "total"])

@@ -1,0 +1,71 @@
+"""Read-only quiz content (questions and choices), cached per version of the quiz.
+
+Every step of an attempt needs the quiz's questions and choices; they change rarely (an
+instructor's edit) and are read constantly (a class taking the quiz). They are cached under
+a key holding `Quiz.updated_at`, which `quizzes.signals` moves on every edit, so no explicit
+invalidation has to reach every process's cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+from django.db.models import Prefetch
+
+from .models import Choice, Question, Quiz
+
+CACHE_SECONDS = 60 * 60
+
+
+@dataclass
+class QuizContent:
+    quiz: Quiz
+    questions: list[Question]
+    _by_id: dict[int, Question] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_id = {question.pk: question for question in self.questions}
+
+    @property
+    def count(self) -> int:
+        return len(self.questions)
+
+    def question(self, question_id: int) -> Question | None:
+        return self._by_id.get(question_id)
+
+    def at(self, number: int) -> Question | None:
+        """The question at 1-based `number` in the quiz's order, or None."""
+        if 1 <= number <= len(self.questions):
+            return self.questions[number - 1]
+        return None
+
+    def number_of(self, question: Question) -> int:
+        return self.questions.index(self._by_id[question.pk]) + 1
+
+    def choice(self, question: Question, choice_id: int) -> Choice | None:
+        for choice in question.choices.all():
+            if choice.pk == choice_id:
+                return choice
+        return None
+
+
+def _cache_key(quiz: Quiz) -> str:
+    return f"quiz-content:{quiz.pk}:{quiz.updated_at.timestamp()}"
+
+
+def quiz_content(quiz: Quiz) -> QuizContent:
+    """The quiz's questions in order, each with its choices prefetched."""
+    key = _cache_key(quiz)
+    questions = cache.get(key)
+    if questions is None:
+        questions = list(
+            Question.objects.filter(quiz=quiz)
+            .order_by("position")
+            .prefetch_related(Prefetch("choices", queryset=Choice.objects.order_by("position")))
+        )
+        cache.set(key, questions, CACHE_SECONDS)
+    for question in questions:
+        # Share the caller's quiz instance instead of loading it again per question.
+        question.quiz = quiz
+    return QuizContent(quiz=quiz, questions=questions)

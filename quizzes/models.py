@@ -1,0 +1,276 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class GuideManager(models.Manager["Guide"]):
+    def get_by_natural_key(self, slug: str) -> Guide:
+        return self.get(slug=slug)
+
+
+class Guide(models.Model):
+    """A learning article elsewhere on the web that quizzes are linked to."""
+
+    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    title = models.CharField(_("title"), max_length=200)
+    url = models.URLField(_("URL"), max_length=500)
+
+    objects = GuideManager()
+
+    class Meta:
+        ordering = ["title"]
+        verbose_name = _("guide")
+        verbose_name_plural = _("guides")
+
+    def __str__(self) -> str:
+        return self.title
+
+    def natural_key(self) -> tuple[str]:
+        return (self.slug,)
+
+
+class QuizQuerySet(models.QuerySet["Quiz"]):
+    def published(self) -> QuizQuerySet:
+        return self.filter(is_published=True)
+
+
+class QuizManager(models.Manager.from_queryset(QuizQuerySet)):  # type: ignore[misc]
+    def get_by_natural_key(self, slug: str) -> Quiz:
+        return self.get(slug=slug)
+
+
+class Quiz(models.Model):
+    class Difficulty(models.TextChoices):
+        EASY = "easy", _("Easy")
+        MEDIUM = "medium", _("Medium")
+        HARD = "hard", _("Hard")
+
+    title = models.CharField(_("title"), max_length=200)
+    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    description = models.TextField(_("description"), blank=True)
+    difficulty = models.CharField(
+        _("difficulty"), max_length=10, choices=Difficulty.choices, default=Difficulty.MEDIUM
+    )
+    guide = models.ForeignKey(
+        Guide, on_delete=models.PROTECT, related_name="quizzes", verbose_name=_("guide")
+    )
+    is_published = models.BooleanField(_("published"), default=False)
+    # Defaults rather than auto_now*, so that fixtures (raw saves) get timestamps too.
+    created_at = models.DateTimeField(_("created"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated"), default=timezone.now, editable=False)
+
+    objects = QuizManager()
+
+    class Meta:
+        ordering = ["title"]
+        verbose_name = _("quiz")
+        verbose_name_plural = _("quizzes")
+
+    def __str__(self) -> str:
+        return self.title
+
+    def save(self, *args, **kwargs) -> None:
+        self.updated_at = timezone.now()
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return reverse("quizzes:detail", args=[self.slug])
+
+    def natural_key(self) -> tuple[str]:
+        return (self.slug,)
+
+
+class QuestionManager(models.Manager["Question"]):
+    def get_by_natural_key(self, quiz_slug: str, position: int) -> Question:
+        return self.get(quiz__slug=quiz_slug, position=position)
+
+
+class Question(models.Model):
+    quiz = models.ForeignKey(
+        Quiz, on_delete=models.CASCADE, related_name="questions", verbose_name=_("quiz")
+    )
+    position = models.PositiveSmallIntegerField(_("position"))
+    prompt = models.TextField(_("prompt"))
+    explanation = models.TextField(_("explanation"))
+
+    objects = QuestionManager()
+
+    class Meta:
+        ordering = ["quiz", "position"]
+        verbose_name = _("question")
+        verbose_name_plural = _("questions")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["quiz", "position"], name="question_position_unique_in_quiz"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quiz.slug} #{self.position}"
+
+    def natural_key(self) -> tuple[str, int]:
+        return (*self.quiz.natural_key(), self.position)
+
+    natural_key.dependencies = ["quizzes.quiz"]  # type: ignore[attr-defined]
+
+
+class ChoiceManager(models.Manager["Choice"]):
+    def get_by_natural_key(self, quiz_slug: str, question_position: int, position: int) -> Choice:
+        return self.get(
+            question__quiz__slug=quiz_slug, question__position=question_position, position=position
+        )
+
+
+class Choice(models.Model):
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="choices", verbose_name=_("question")
+    )
+    position = models.PositiveSmallIntegerField(_("position"))
+    text = models.CharField(_("text"), max_length=500)
+    is_correct = models.BooleanField(_("correct"), default=False)
+
+    objects = ChoiceManager()
+
+    class Meta:
+        ordering = ["question", "position"]
+        verbose_name = _("choice")
+        verbose_name_plural = _("choices")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "position"], name="choice_position_unique_in_question"
+            ),
+            # At most one correct choice; "at least one" is checked by the admin's validation.
+            models.UniqueConstraint(
+                fields=["question"],
+                condition=Q(is_correct=True),
+                name="one_correct_choice_per_question",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+    def natural_key(self) -> tuple[str, int, int]:
+        return (*self.question.natural_key(), self.position)
+
+    natural_key.dependencies = ["quizzes.question"]  # type: ignore[attr-defined]
+
+
+def validate_choice_set(choices: list[tuple[int | None, bool]]) -> None:
+    """Raise ValidationError unless `(position, is_correct)` pairs make a valid question.
+
+    The one place that says what a well-formed multiple-choice question is; the admin's
+    inline formset and the GIFT importer both call it.
+    """
+    errors = []
+    if len(choices) < 2:
+        errors.append(_("A question needs at least two choices."))
+    correct = sum(1 for _position, is_correct in choices if is_correct)
+    if correct == 0:
+        errors.append(_("Mark one choice as correct."))
+    elif correct > 1:
+        errors.append(
+            _("Only one choice may be marked correct; %(count)d are.") % {"count": correct}
+        )
+    positions = [position for position, _correct in choices if position is not None]
+    if len(positions) != len(set(positions)):
+        errors.append(_("Two choices share a position; give each choice its own position."))
+    if errors:
+        raise ValidationError(errors)
+
+
+class AttemptQuerySet(models.QuerySet["Attempt"]):
+    def in_progress(self) -> AttemptQuerySet:
+        return self.filter(finished_at__isnull=True)
+
+    def finished(self) -> AttemptQuerySet:
+        return self.filter(finished_at__isnull=False)
+
+
+class Attempt(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="attempts",
+        verbose_name=_("learner"),
+    )
+    quiz = models.ForeignKey(
+        Quiz, on_delete=models.PROTECT, related_name="attempts", verbose_name=_("quiz")
+    )
+    started_at = models.DateTimeField(_("started"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    score = models.PositiveSmallIntegerField(_("score"), default=0)
+    # Number of questions the attempt was scored out of, fixed when it finishes so that
+    # questions added later do not change an old result.
+    total = models.PositiveSmallIntegerField(_("out of"), default=0)
+
+    objects = AttemptQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name = _("attempt")
+        verbose_name_plural = _("attempts")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "quiz"],
+                condition=Q(finished_at__isnull=True),
+                name="one_attempt_in_progress_per_learner_and_quiz",
+            )
+        ]
+        indexes = [models.Index(fields=["user", "-started_at"], name="attempt_history_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.quiz} · {self.started_at:%Y-%m-%d %H:%M}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("quizzes:attempt", args=[self.pk])
+
+    @property
+    def is_finished(self) -> bool:
+        return self.finished_at is not None
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.score / self.total) if self.total else 0
+
+
+class Answer(models.Model):
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt")
+    )
+    # PROTECT: deleting content that learners answered would silently rewrite their history.
+    question = models.ForeignKey(
+        Question, on_delete=models.PROTECT, related_name="answers", verbose_name=_("question")
+    )
+    choice = models.ForeignKey(
+        Choice, on_delete=models.PROTECT, related_name="answers", verbose_name=_("choice")
+    )
+    # Which choice was correct when the learner answered, so a later change of the key
+    # changes neither the score nor the review.
+    correct_choice = models.ForeignKey(
+        Choice,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("correct choice"),
+    )
+    is_correct = models.BooleanField(_("correct"))
+    answered_at = models.DateTimeField(_("answered"), default=timezone.now)
+
+    class Meta:
+        ordering = ["attempt", "question__position"]
+        verbose_name = _("answer")
+        verbose_name_plural = _("answers")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["attempt", "question"], name="one_answer_per_question_in_attempt"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.attempt_id}: {self.question_id} → {self.choice_id}"

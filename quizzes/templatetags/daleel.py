@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from django import template
+from django.conf import settings
+from django.utils.html import format_html, linebreaks
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, get_language_bidi
+
+register = template.Library()
+
+RTL_LANGUAGES = set(settings.LANGUAGES_BIDI)
+
+
+def _direction(language: str) -> str:
+    return "rtl" if language.split("-")[0] in RTL_LANGUAGES else "ltr"
+
+
+def translated_value(obj, field: str) -> tuple[str, str | None]:
+    """The field's text in the active language, and the language it fell back to (or None).
+
+    Falls back field by field through the other configured languages, English first.
+    """
+    active = (get_language() or settings.LANGUAGE_CODE).split("-")[0]
+    value = getattr(obj, f"{field}_{active}", None)
+    if value:
+        return value, None
+    order = [settings.LANGUAGE_CODE] + [code for code, _name in settings.LANGUAGES]
+    for code in order:
+        if code == active:
+            continue
+        value = getattr(obj, f"{field}_{code}", None)
+        if value:
+            return value, code
+    return "", None
+
+
+@register.simple_tag
+def tr(obj, field: str, paragraphs: bool = False) -> SafeString:
+    """Render a translated field; text shown in a fallback language carries its own lang/dir.
+
+    `{% tr question "prompt" %}` on an Arabic page with no Arabic prompt gives
+    `<span lang="en" dir="ltr">…English…</span>`, so screen readers switch voice and the
+    bidirectional algorithm lays the English out left to right inside the RTL page.
+    """
+    value, fallback = translated_value(obj, field)
+    if paragraphs:
+        body = mark_safe(linebreaks(value, autoescape=True))
+        if fallback:
+            return format_html(
+                '<div lang="{}" dir="{}">{}</div>', fallback, _direction(fallback), body
+            )
+        return body
+    if fallback:
+        return format_html(
+            '<span lang="{}" dir="{}">{}</span>', fallback, _direction(fallback), value
+        )
+    return format_html("{}", value)
+
+
+@register.simple_tag
+def page_direction() -> str:
+    return "rtl" if get_language_bidi() else "ltr"
+
+
+@register.filter
+def percent_of(score: int, total: int) -> int:
+    return round(100 * score / total) if total else 0
+
+
+@register.filter
+def minutes(duration) -> int:
+    """Whole minutes in a timedelta, rounded up so a wait is never understated."""
+    seconds = duration.total_seconds() if duration else 0
+    return max(1, -(-int(seconds) // 60))

@@ -1,0 +1,15 @@
+from django.urls import path
+
+from . import views
+
+app_name = "quizzes"
+
+urlpatterns = [
+    path("", views.catalog, name="catalog"),
+    path("quizzes/<slug:slug>/", views.quiz_detail, name="detail"),
+    path("quizzes/<slug:slug>/start/", views.attempt_begin, name="start"),
+    path("attempts/", views.history, name="history"),
+    path("attempts/<int:pk>/", views.attempt_resume, name="attempt"),
+    path("attempts/<int:pk>/questions/<int:number>/", views.attempt_question, name="question"),
+    path("attempts/<int:pk>/result/", views.attempt_result, name="result"),
+]

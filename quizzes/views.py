@@ -1,0 +1,249 @@
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
+from django.db.models import Count, Max, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect, push_url
+
+from . import history as history_stats
+from .attempts import AttemptError, AttemptState, answer_record, attempt_start, attempt_state
+from .content import quiz_content
+from .forms import AnswerForm
+from .models import Attempt, Quiz
+
+TAKE_TEMPLATE = "quizzes/take.html"
+
+
+def learner_required(view):
+    """Like login_required, but an htmx request is sent to sign in as a whole page."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs):
+        if request.user.is_authenticated:
+            return view(request, *args, **kwargs)
+        if request.htmx:
+            next_url = request.htmx.current_url_abs_path or request.get_full_path()
+            login = redirect_to_login(next_url)
+            return HttpResponseClientRedirect(login["Location"])
+        return redirect_to_login(request.get_full_path())
+
+    return wrapper
+
+
+def _partial(request: HttpRequest, template: str, fragment: str) -> str:
+    """The whole page, or only `fragment` of it for an htmx swap (never for history restore)."""
+    if request.htmx and not request.htmx.history_restore_request:
+        return f"{template}#{fragment}"
+    return template
+
+
+def _published_quiz(slug: str) -> Quiz:
+    return get_object_or_404(Quiz.objects.published().select_related("guide"), slug=slug)
+
+
+def _attempt_for(request: HttpRequest, pk: int) -> Attempt:
+    """The signed-in learner's own attempt, or 404: other learners' attempts do not exist."""
+    return get_object_or_404(
+        Attempt.objects.select_related("quiz__guide"), pk=pk, user=request.user
+    )
+
+
+@require_GET
+def healthz(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@require_GET
+def catalog(request: HttpRequest) -> HttpResponse:
+    quizzes = list(
+        Quiz.objects.published()
+        .select_related("guide")
+        .annotate(question_count=Count("questions"))
+        .order_by("title")
+    )
+    if request.user.is_authenticated:
+        progress = {
+            row["quiz"]: row
+            for row in Attempt.objects.filter(user=request.user)
+            .values("quiz")
+            .annotate(
+                in_progress=Count("pk", filter=Q(finished_at__isnull=True)),
+                finished=Count("pk", filter=Q(finished_at__isnull=False)),
+                best_score=Max("score", filter=Q(finished_at__isnull=False)),
+            )
+        }
+        for quiz in quizzes:
+            quiz.progress = progress.get(quiz.pk)
+    return render(request, "quizzes/catalog.html", {"quizzes": quizzes})
+
+
+@require_GET
+def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    quiz = _published_quiz(slug)
+    content = quiz_content(quiz)
+    in_progress = best = None
+    if request.user.is_authenticated:
+        attempts = Attempt.objects.filter(user=request.user, quiz=quiz)
+        in_progress = attempts.in_progress().first()
+        best = attempts.finished().order_by("-score", "-finished_at").first()
+    return render(
+        request,
+        "quizzes/detail.html",
+        {"quiz": quiz, "content": content, "in_progress": in_progress, "best": best},
+    )
+
+
+@require_POST
+@vary_on_headers("HX-Request")
+@learner_required
+def attempt_begin(request: HttpRequest, slug: str) -> HttpResponse:
+    """Start the quiz, or resume the attempt in progress, and show its current step."""
+    quiz = _published_quiz(slug)
+    if not quiz_content(quiz).count:
+        raise Http404("This quiz has no questions yet.")
+    attempt = attempt_start(user=request.user, quiz=quiz)
+    state = attempt_state(attempt)
+    step_url = reverse("quizzes:question", args=[attempt.pk, state.current_number])
+    if request.htmx:
+        response = _render_step(request, state, state.current_number)
+        return push_url(response, step_url)
+    return redirect(step_url)
+
+
+@require_GET
+@learner_required
+def attempt_resume(request: HttpRequest, pk: int) -> HttpResponse:
+    attempt = _attempt_for(request, pk)
+    if attempt.is_finished:
+        return redirect("quizzes:result", pk=attempt.pk)
+    state = attempt_state(attempt)
+    return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
+
+
+def _render_step(
+    request: HttpRequest,
+    state: AttemptState,
+    number: int,
+    *,
+    form: AnswerForm | None = None,
+    error: str | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    question = state.content.at(number)
+    answer = state.answer_for(question)
+    context = {
+        "attempt": state.attempt,
+        "quiz": state.attempt.quiz,
+        "state": state,
+        "number": number,
+        "total": state.content.count,
+        "question": question,
+        "answer": answer,
+        "choices": list(question.choices.all()),
+        "form": form or AnswerForm(),
+        "error": error,
+        "is_last": number == state.content.count,
+        "progress_percent": round(100 * state.answered_count / state.content.count),
+    }
+    template = _partial(request, TAKE_TEMPLATE, "step")
+    return render(request, template, context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+@learner_required
+def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """One step of an attempt: the question's form, or once answered its feedback."""
+    attempt = _attempt_for(request, pk)
+    state = attempt_state(attempt)
+    question = state.content.at(number)
+    if question is None:
+        return redirect("quizzes:attempt", pk=attempt.pk)
+    if state.answer_for(question) is None:
+        if attempt.is_finished:
+            return redirect("quizzes:result", pk=attempt.pk)
+        if number != state.current_number:
+            # Questions open in order: a later one is not reachable before the current one.
+            return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
+
+    if request.method == "GET":
+        return _render_step(request, state, number)
+
+    form = AnswerForm(request.POST)
+    if not form.is_valid():
+        return _render_step(request, state, number, form=form, status=422)
+    try:
+        outcome = answer_record(
+            attempt=attempt, question=question, choice_id=form.cleaned_data["choice"]
+        )
+    except AttemptError as error:
+        return _render_step(request, state, number, error=error.message, status=409)
+    if not outcome.created:
+        messages.info(
+            request, _("You had already answered this question; your first answer counts.")
+        )
+    if request.htmx:
+        attempt.refresh_from_db()
+        return _render_step(request, attempt_state(attempt), number)
+    return redirect("quizzes:question", pk=attempt.pk, number=number)
+
+
+@require_GET
+@learner_required
+def attempt_result(request: HttpRequest, pk: int) -> HttpResponse:
+    attempt = _attempt_for(request, pk)
+    if not attempt.is_finished:
+        return redirect("quizzes:attempt", pk=attempt.pk)
+    state = attempt_state(attempt)
+    return render(
+        request,
+        "quizzes/result.html",
+        {"attempt": attempt, "quiz": attempt.quiz, "state": state, "review": state.review()},
+    )
+
+
+@require_GET
+@learner_required
+def history(request: HttpRequest) -> HttpResponse:
+    attempts = (
+        Attempt.objects.filter(user=request.user)
+        .select_related("quiz")
+        .order_by("-started_at", "-pk")
+    )
+    page = Paginator(attempts, 20).get_page(request.GET.get("page"))
+    summaries = history_stats.per_quiz(request.user)
+    chart = history_stats.score_chart(request.user)
+    return render(
+        request,
+        "quizzes/history.html",
+        {"page": page, "summaries": summaries, "chart": chart},
+    )
+
+
+def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
+    return render(request, "errors/400.html", status=400)
+
+
+def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
+    return render(request, "errors/403.html", status=403)
+
+
+def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
+    return render(request, "errors/404.html", status=404)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    return render(request, "errors/500.html", status=500)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    return render(request, "errors/403.html", {"csrf": True}, status=403)

@@ -1,0 +1,34 @@
+// Daleel's only script: accessibility glue for htmx swaps. The site works without it.
+(function () {
+  "use strict";
+
+  function announce(area) {
+    var step = area.querySelector("[data-announce]");
+    var announcer = document.getElementById("announcer");
+    if (step && announcer) {
+      // Clear first so that the same words (e.g. two "Correct." in a row) are spoken again.
+      announcer.textContent = "";
+      window.setTimeout(function () {
+        announcer.textContent = step.getAttribute("data-announce");
+      }, 50);
+    }
+  }
+
+  function focusNewStep(area) {
+    var target = area.querySelector("[data-autofocus]");
+    if (target) {
+      target.focus({ preventScroll: true });
+      target.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  document.addEventListener("htmx:after:settle", function (event) {
+    var area = document.getElementById("quiz-area");
+    if (!area) return;
+    var target = event.target;
+    if (target === area || area.contains(target)) {
+      focusNewStep(area);
+      announce(area);
+    }
+  });
+})();

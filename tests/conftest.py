@@ -1,0 +1,59 @@
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from quizzes.models import Quiz
+
+from . import factories
+
+
+@pytest.fixture(autouse=True)
+def _english_and_fresh_cache(settings):
+    """Each test starts in English with an empty cache (content and sessions live there)."""
+    from django.core.cache import cache
+    from django.utils import translation
+
+    cache.clear()
+    translation.activate("en")
+    yield
+    translation.deactivate()
+    cache.clear()
+
+
+@pytest.fixture
+def learner(db):
+    return factories.make_user("amina")
+
+
+@pytest.fixture
+def other_learner(db):
+    return factories.make_user("bilal")
+
+
+@pytest.fixture
+def instructor(db):
+    return factories.make_instructor("ustadha")
+
+
+@pytest.fixture
+def quiz(db):
+    return factories.make_quiz(questions=3)
+
+
+@pytest.fixture
+def learner_client(learner):
+    client = Client()
+    client.force_login(learner)
+    return client
+
+
+@pytest.fixture
+def csrf_client():
+    """A client that enforces CSRF like a browser, for the tests where it matters."""
+    return Client(enforce_csrf_checks=True)
+
+
+@pytest.fixture
+def seed_quizzes(db):
+    call_command("seed_quizzes", verbosity=0)
+    return list(Quiz.objects.order_by("slug"))
