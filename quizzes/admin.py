@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from collections import Counter
-
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
@@ -35,6 +33,9 @@ def _live_forms(formset):
 
 
 class ChoiceInlineFormSet(BaseInlineFormSet):
+    def get_unique_error_message(self, unique_check) -> str:
+        return _("Two choices share a position; give each choice its own position.")
+
     def clean(self) -> None:
         super().clean()
         if any(self.errors):
@@ -58,20 +59,15 @@ class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
 
 
 class QuestionInlineFormSet(BaseInlineFormSet):
+    def get_unique_error_message(self, unique_check) -> str:
+        return _("Two questions share a position; give each question its own position.")
+
     def clean(self) -> None:
         super().clean()
         if any(self.errors):
             return
-        forms = _live_forms(self)
-        positions = Counter(form.cleaned_data.get("position") for form in forms)
-        duplicates = sorted(p for p, n in positions.items() if p is not None and n > 1)
-        if duplicates:
-            raise ValidationError(
-                _("Two questions share position %(positions)s; give each question its own.")
-                % {"positions": ", ".join(map(str, duplicates))}
-            )
         if getattr(self.instance, "is_published", False):
-            self._check_publishable(forms)
+            self._check_publishable(_live_forms(self))
 
     def _check_publishable(self, forms) -> None:
         if not forms:

@@ -8,6 +8,12 @@ from . import factories
 
 
 @pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    # Hashing strength is Django's business; the suite needs speed.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _english_and_fresh_cache(settings):
     """Each test starts in English with an empty cache (content and sessions live there)."""
     from django.core.cache import cache

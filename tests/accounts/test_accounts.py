@@ -1,0 +1,107 @@
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
+from django.test import Client
+
+from tests.factories import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db
+
+User = get_user_model()
+NEW_PASSWORD = "another-long-passphrase-77"
+
+
+def test_a_new_learner_signs_up_and_is_signed_in_at_once(csrf_client):
+    page = csrf_client.get("/en/accounts/signup/?next=/en/quizzes/some-quiz/")
+    token = page.cookies["csrftoken"].value
+    response = csrf_client.post(
+        "/en/accounts/signup/",
+        {
+            "username": "salma",
+            "email": "",
+            "password1": NEW_PASSWORD,
+            "password2": NEW_PASSWORD,
+            "next": "/en/quizzes/some-quiz/",
+            "csrfmiddlewaretoken": token,
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/en/quizzes/some-quiz/"
+    assert User.objects.filter(username="salma").exists()
+    assert "salma" in csrf_client.get("/en/").content.decode()
+
+
+def test_sign_up_never_redirects_off_site(client):
+    response = client.post(
+        "/en/accounts/signup/",
+        {
+            "username": "salma",
+            "password1": NEW_PASSWORD,
+            "password2": NEW_PASSWORD,
+            "next": "https://evil.example/",
+        },
+    )
+    assert response["Location"] == "/en/"
+
+
+@pytest.mark.parametrize(
+    ("password", "message"),
+    [("short", "too short"), ("password123", "too common"), ("12345678901", "entirely numeric")],
+)
+def test_weak_passwords_are_refused_with_an_error_summary(client, password, message):
+    response = client.post(
+        "/en/accounts/signup/",
+        {"username": "salma", "password1": password, "password2": password},
+    )
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "There is a problem" in page and message in page
+    assert not User.objects.filter(username="salma").exists()
+
+
+def test_signing_in_starts_a_new_session_and_signing_out_ends_it(client):
+    make_user("omar")
+    client.get("/en/accounts/login/")
+    before = client.cookies["sessionid"].value if "sessionid" in client.cookies else None
+    response = client.post(
+        "/en/accounts/login/", {"username": "omar", "password": PASSWORD, "next": "/en/attempts/"}
+    )
+    assert response.status_code == 302 and response["Location"] == "/en/attempts/"
+    session_key = client.cookies["sessionid"].value
+    assert session_key != before
+    assert Session.objects.filter(session_key=session_key).exists()
+
+    assert client.get("/en/accounts/logout/").status_code == 405  # sign-out is a POST
+    client.post("/en/accounts/logout/")
+    assert not Session.objects.filter(session_key=session_key).exists()
+    assert client.get("/en/attempts/").status_code == 302
+
+
+def test_a_learner_changes_their_password(client):
+    user = make_user("huda")
+    client.force_login(user)
+    response = client.post(
+        "/en/accounts/password/",
+        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert user.check_password(NEW_PASSWORD)
+
+
+def test_repeated_failed_sign_ins_lock_out_that_username_from_that_address(settings):
+    make_user("zaid")
+    attacker = Client(REMOTE_ADDR="203.0.113.9")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        attacker.post("/en/accounts/login/", {"username": "zaid", "password": "wrong"})
+    response = attacker.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD})
+    assert response.status_code == 429
+    assert "Too many failed sign-ins" in response.content.decode()
+
+    # The same campus address can still sign other learners in, and zaid can from elsewhere.
+    make_user("lina")
+    response = attacker.post("/en/accounts/login/", {"username": "lina", "password": PASSWORD})
+    assert response.status_code == 302
+    elsewhere = Client(REMOTE_ADDR="198.51.100.7")
+    response = elsewhere.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD})
+    assert response.status_code == 302

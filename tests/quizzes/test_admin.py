@@ -1,0 +1,242 @@
+"""Instructors build bilingual quizzes in the admin; broken quizzes are stopped there."""
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+
+from quizzes.attempts import answer_record, attempt_start
+from quizzes.models import Choice, Question, Quiz
+from tests.factories import make_guide, make_user, wrong_choice
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(client, instructor):
+    client.force_login(instructor)
+    return client
+
+
+def _inline(prefix: str, rows: list[dict], initial: int = 0) -> dict:
+    data = {
+        f"{prefix}-TOTAL_FORMS": str(len(rows)),
+        f"{prefix}-INITIAL_FORMS": str(initial),
+        f"{prefix}-MIN_NUM_FORMS": "0",
+        f"{prefix}-MAX_NUM_FORMS": "1000",
+    }
+    for index, row in enumerate(rows):
+        for key, value in row.items():
+            data[f"{prefix}-{index}-{key}"] = value
+    return data
+
+
+def _question_post(quiz, choices: list[tuple[int, bool]], position: int = 1) -> dict:
+    data = {
+        "quiz": str(quiz.pk),
+        "position": str(position),
+        "prompt_en": "Which is right?",
+        "prompt_ar": "أيّها الصحيح؟",
+        "explanation_en": "Because.",
+        "explanation_ar": "لأنّ.",
+    }
+    rows = [
+        {"position": str(p), "text_en": f"Option {i}", "text_ar": f"الخيار {i}"}
+        | ({"is_correct": "on"} if correct else {})
+        for i, (p, correct) in enumerate(choices, 1)
+    ]
+    return data | _inline("choices", rows)
+
+
+def test_instructors_group_holds_exactly_the_content_permissions():
+    group = Group.objects.get(name="Instructors")
+    codenames = set(group.permissions.values_list("codename", flat=True))
+    expected = {
+        f"{a}_{m}"
+        for m in ("guide", "quiz", "question", "choice")
+        for a in ("add", "change", "delete", "view")
+    }
+    assert codenames == expected | {"view_attempt", "view_answer"}
+
+
+def test_make_instructor_command_gives_admin_access(client):
+    user = make_user("nadia")
+    call_command("make_instructor", "nadia", verbosity=0)
+    user.refresh_from_db()
+    assert user.is_staff and user.groups.filter(name="Instructors").exists()
+    client.force_login(user)
+    assert client.get("/en/admin/quizzes/quiz/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/en/admin/",
+        "/en/admin/quizzes/quiz/",
+        "/en/admin/quizzes/quiz/add/",
+        "/en/admin/quizzes/question/add/",
+        "/en/admin/quizzes/guide/add/",
+        "/en/admin/quizzes/attempt/",
+    ],
+)
+def test_admin_pages_render_for_an_instructor(admin_client, url):
+    assert admin_client.get(url).status_code == 200
+
+
+def test_admin_quiz_page_shows_english_and_arabic_fields_with_their_direction(admin_client, quiz):
+    page = admin_client.get(f"/en/admin/quizzes/quiz/{quiz.pk}/change/").content.decode()
+    assert 'name="title_en"' in page and 'name="title_ar"' in page
+    assert 'name="questions-0-prompt_ar"' in page
+    assert 'dir="rtl"' in page and 'lang="ar"' in page
+
+
+def test_learners_are_refused_the_admin(client, learner):
+    client.force_login(learner)
+    response = client.get("/en/admin/quizzes/quiz/")
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
+
+
+def test_instructors_cannot_manage_users_or_groups(admin_client):
+    assert admin_client.get("/en/admin/auth/user/").status_code == 403
+    assert admin_client.get("/en/admin/auth/group/").status_code == 403
+
+
+def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
+    guide = make_guide()
+    response = admin_client.post(
+        "/en/admin/quizzes/quiz/add/",
+        {
+            "title_en": "Pipelines",
+            "title_ar": "خطوط المعالجة",
+            "slug": "pipelines",
+            "description_en": "Pipeline parallelism.",
+            "description_ar": "توازي خطوط المعالجة.",
+            "difficulty": "easy",
+            "guide": str(guide.pk),
+        }
+        | _inline(
+            "questions",
+            [
+                {
+                    "position": "1",
+                    "prompt_en": "What is a bubble?",
+                    "prompt_ar": "ما الفقاعة؟",
+                    "explanation_en": "Idle time.",
+                    "explanation_ar": "وقت الخمول.",
+                }
+            ],
+        ),
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    quiz = Quiz.objects.get(slug="pipelines")
+    question = quiz.questions.get()
+    response = admin_client.post(
+        f"/en/admin/quizzes/question/{question.pk}/change/",
+        _question_post(quiz, [(1, False), (2, True), (3, False)]),
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert question.choices.filter(is_correct=True).get().text_ar == "الخيار 2"
+    assert quiz.title_ar == "خطوط المعالجة"
+
+    data = {
+        "title_en": "Pipelines",
+        "title_ar": "خطوط المعالجة",
+        "slug": "pipelines",
+        "difficulty": "easy",
+        "guide": str(guide.pk),
+        "is_published": "on",
+    } | _inline(
+        "questions",
+        [
+            {
+                "id": str(question.pk),
+                "quiz": str(quiz.pk),
+                "position": "1",
+                "prompt_en": "What is a bubble?",
+                "explanation_en": "Idle time.",
+            }
+        ],
+        initial=1,
+    )
+    response = admin_client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
+    assert response.status_code == 302
+    quiz.refresh_from_db()
+    assert quiz.is_published
+
+
+@pytest.mark.parametrize(
+    ("choices", "message"),
+    [
+        ([(1, False), (2, False)], "Mark one choice as correct."),
+        ([(1, True), (2, True)], "Only one choice may be marked correct"),
+        ([(1, True)], "A question needs at least two choices."),
+        ([(1, True), (1, False)], "Two choices share a position"),
+    ],
+)
+def test_the_admin_stops_a_broken_question_with_a_clear_message(
+    admin_client, quiz, choices, message
+):
+    before = Question.objects.count(), Choice.objects.count()
+    response = admin_client.post(
+        "/en/admin/quizzes/question/add/", _question_post(quiz, choices, position=9)
+    )
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert (Question.objects.count(), Choice.objects.count()) == before
+
+
+def test_the_admin_stops_duplicate_question_positions(admin_client, quiz):
+    rows = [
+        {
+            "id": str(q.pk),
+            "quiz": str(quiz.pk),
+            "position": "1",
+            "prompt_en": q.prompt_en,
+            "explanation_en": q.explanation_en,
+        }
+        for q in quiz.questions.order_by("position")
+    ]
+    data = {
+        "title_en": quiz.title_en,
+        "slug": quiz.slug,
+        "difficulty": quiz.difficulty,
+        "guide": str(quiz.guide_id),
+        "is_published": "on",
+    } | _inline("questions", rows, initial=len(rows))
+    response = admin_client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
+    assert response.status_code == 200
+    page = response.content.decode()
+    # Django's per-row check ("… already exists") or ours across the rows, whichever trips first.
+    assert (
+        "Two questions share a position" in page
+        or "Question with this Quiz and Position already exists" in page
+    )
+    assert sorted(quiz.questions.values_list("position", flat=True)) == [1, 2, 3]
+
+
+def test_the_admin_refuses_to_publish_a_quiz_with_an_incomplete_question(admin_client):
+    guide = make_guide()
+    data = {
+        "title_en": "Half done",
+        "slug": "half-done",
+        "difficulty": "easy",
+        "guide": str(guide.pk),
+        "is_published": "on",
+    } | _inline(
+        "questions", [{"position": "1", "prompt_en": "No choices yet?", "explanation_en": "x"}]
+    )
+    response = admin_client.post("/en/admin/quizzes/quiz/add/", data)
+    assert response.status_code == 200
+    assert "complete these questions" in response.content.decode()
+    assert not Quiz.objects.filter(slug="half-done").exists()
+
+
+def test_the_admin_refuses_to_delete_a_question_learners_answered(admin_client, learner, quiz):
+    attempt = attempt_start(user=learner, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+
+    page = admin_client.get(f"/en/admin/quizzes/question/{question.pk}/delete/").content.decode()
+    assert "protected" in page
+    admin_client.post(f"/en/admin/quizzes/question/{question.pk}/delete/", {"post": "yes"})
+    assert Question.objects.filter(pk=question.pk).exists()

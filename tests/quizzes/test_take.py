@@ -1,0 +1,280 @@
+"""Taking a quiz, step by step, with and without htmx."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.utils.html import escape
+
+from quizzes.attempts import answer_record, attempt_start
+from quizzes.models import Answer, Attempt, Question, Quiz
+from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
+
+pytestmark = pytest.mark.django_db
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def step_url(attempt: Attempt, number: int) -> str:
+    return f"/en/attempts/{attempt.pk}/questions/{number}/"
+
+
+def choice_ids(html: str) -> list[int]:
+    return [int(i) for i in re.findall(r'name="choice" value="(\d+)"', html)]
+
+
+def is_fragment(html: str) -> bool:
+    return "<html" not in html and "<body" not in html
+
+
+def start(client: Client, quiz: Quiz, **headers) -> Attempt:
+    response = client.post(f"/en/quizzes/{quiz.slug}/start/", **headers)
+    assert response.status_code in (200, 302)
+    return Attempt.objects.filter(quiz=quiz).latest("started_at")
+
+
+@pytest.mark.parametrize("slug", ["zero-sharded-optimizers", "activation-recomputation"])
+def test_a_learner_takes_a_whole_seed_quiz_with_plain_forms(seed_quizzes, learner_client, slug):
+    quiz = Quiz.objects.get(slug=slug)
+    response = learner_client.post(f"/en/quizzes/{slug}/start/")
+    attempt = Attempt.objects.get(quiz=quiz)
+    assert response.status_code == 302
+    assert response["Location"] == step_url(attempt, 1)
+
+    questions = list(quiz.questions.order_by("position"))
+    for number, question in enumerate(questions, 1):
+        page = learner_client.get(step_url(attempt, number)).content.decode()
+        assert f"Question {number} of 8" in page
+        assert set(choice_ids(page)) == set(question.choices.values_list("pk", flat=True))
+        # Right on odd questions, wrong on even ones: 4 / 8.
+        pick = correct_choice(question) if number % 2 else wrong_choice(question)
+        response = learner_client.post(step_url(attempt, number), {"choice": pick.pk})
+        assert response.status_code == 302
+        assert response["Location"] == step_url(attempt, number)
+        feedback = learner_client.get(step_url(attempt, number)).content.decode()
+        assert ("Correct." if number % 2 else "Not quite.") in feedback
+        assert escape(question.explanation_en) in feedback
+        assert escape(correct_choice(question).text_en) in feedback
+        if number < 8:
+            assert f'href="{step_url(attempt, number + 1)}"' in feedback
+        else:
+            assert f'href="/en/attempts/{attempt.pk}/result/"' in feedback
+
+    attempt.refresh_from_db()
+    assert attempt.is_finished
+    assert (attempt.score, attempt.total, attempt.percent) == (4, 8, 50)
+    result = learner_client.get(f"/en/attempts/{attempt.pk}/result/").content.decode()
+    assert "4 / 8" in result and "50% correct" in result
+    for question in questions:
+        assert escape(question.explanation_en) in result
+    assert quiz.guide.url in result
+    assert f'action="/en/quizzes/{slug}/start/"' in result
+
+    history = learner_client.get("/en/attempts/").content.decode()
+    assert escape(quiz.title_en) in history and f"/en/attempts/{attempt.pk}/result/" in history
+
+
+def test_a_learner_takes_a_quiz_over_htmx_and_gets_fragments(seed_quizzes, learner_client):
+    quiz = Quiz.objects.get(slug="zero-sharded-optimizers")
+    response = learner_client.post(f"/en/quizzes/{quiz.slug}/start/", **HX)
+    attempt = Attempt.objects.get(quiz=quiz)
+    assert response.status_code == 200
+    assert is_fragment(response.content.decode())
+    assert response["HX-Push-Url"] == step_url(attempt, 1)
+    assert "HX-Request" in response["Vary"]
+
+    for number, question in enumerate(quiz.questions.order_by("position"), 1):
+        response = learner_client.get(step_url(attempt, number), **HX)
+        assert is_fragment(response.content.decode())
+        assert "HX-Request" in response["Vary"]
+        response = learner_client.post(
+            step_url(attempt, number), {"choice": correct_choice(question).pk}, **HX
+        )
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert is_fragment(html)
+        assert "HX-Request" in response["Vary"]
+        assert "Correct." in html and escape(question.explanation_en) in html
+        # The Next control swaps in place and pushes the next step's own URL.
+        if number < 8:
+            assert f'hx-get="{step_url(attempt, number + 1)}"' in html
+            assert 'hx-push-url="true"' in html
+    attempt.refresh_from_db()
+    assert (attempt.score, attempt.total) == (8, 8)
+
+
+def test_the_same_step_url_gives_a_whole_page_without_htmx(learner_client, quiz):
+    attempt = start(learner_client, quiz)
+    response = learner_client.get(step_url(attempt, 1))
+    html = response.content.decode()
+    assert "<html" in html and 'id="quiz-area"' in html
+    assert "HX-Request" in response["Vary"]
+
+
+def test_a_history_restore_request_gets_the_whole_page(learner_client, quiz):
+    attempt = start(learner_client, quiz)
+    response = learner_client.get(
+        step_url(attempt, 1), HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
+    )
+    assert "<html" in response.content.decode()
+
+
+def test_an_unfinished_attempt_resumes_where_it_was_left_from_another_device(learner, quiz):
+    laptop, phone = Client(), Client()
+    laptop.force_login(learner)
+    phone.force_login(learner)
+    attempt = start(laptop, quiz)
+    question = quiz.questions.get(position=1)
+    laptop.post(step_url(attempt, 1), {"choice": correct_choice(question).pk})
+
+    quiz_page = phone.get(f"/en/quizzes/{quiz.slug}/").content.decode()
+    assert "Resume quiz" in quiz_page
+    response = phone.post(f"/en/quizzes/{quiz.slug}/start/")
+    assert response["Location"] == step_url(attempt, 2)
+    assert Attempt.objects.filter(user=learner).count() == 1
+    assert phone.get(f"/en/attempts/{attempt.pk}/")["Location"] == step_url(attempt, 2)
+
+
+def test_a_later_question_is_not_reachable_before_the_current_one(learner_client, quiz):
+    attempt = start(learner_client, quiz)
+    response = learner_client.get(step_url(attempt, 3))
+    assert response.status_code == 302 and response["Location"] == step_url(attempt, 1)
+    question = quiz.questions.get(position=3)
+    response = learner_client.post(step_url(attempt, 3), {"choice": correct_choice(question).pk})
+    assert not Answer.objects.exists()
+
+
+def test_an_answered_question_shows_its_recorded_outcome_on_a_resubmit(learner_client, quiz):
+    attempt = start(learner_client, quiz)
+    question = quiz.questions.get(position=1)
+    learner_client.post(step_url(attempt, 1), {"choice": wrong_choice(question).pk})
+    response = learner_client.post(
+        step_url(attempt, 1), {"choice": correct_choice(question).pk}, **HX
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Not quite." in html and "your first answer counts" in html
+    answer = Answer.objects.get()
+    assert answer.choice_id == wrong_choice(question).pk and not answer.is_correct
+
+
+@pytest.mark.parametrize("bad_choice", ["", "abc", "-1", "0", "1.5", "9" * 40, "1; DROP TABLE"])
+def test_a_malformed_choice_gets_a_clear_message_and_changes_nothing(
+    learner_client, quiz, bad_choice
+):
+    attempt = start(learner_client, quiz)
+    response = learner_client.post(step_url(attempt, 1), {"choice": bad_choice})
+    assert response.status_code == 422
+    assert "error-summary" in response.content.decode()
+    assert not Answer.objects.exists()
+
+
+def test_a_missing_choice_asks_the_learner_to_choose(learner_client, quiz):
+    attempt = start(learner_client, quiz)
+    response = learner_client.post(step_url(attempt, 1), {}, **HX)
+    assert response.status_code == 422
+    assert "Choose an answer before submitting." in response.content.decode()
+    assert is_fragment(response.content.decode())
+
+
+def test_a_choice_of_another_question_is_refused(learner_client, quiz):
+    attempt = start(learner_client, quiz)
+    other = quiz.questions.get(position=2)
+    response = learner_client.post(step_url(attempt, 1), {"choice": correct_choice(other).pk})
+    assert response.status_code == 409
+    assert "Choose one of this question" in response.content.decode()
+    assert not Answer.objects.exists()
+
+
+def test_a_finished_attempt_accepts_no_more_answers(learner, quiz):
+    attempt = attempt_start(user=learner, quiz=quiz)
+    for question in quiz.questions.all():
+        answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+    client = Client()
+    client.force_login(learner)
+    question = quiz.questions.get(position=1)
+    response = client.post(step_url(attempt, 1), {"choice": correct_choice(question).pk})
+    attempt.refresh_from_db()
+    assert attempt.score == 0
+    assert not Answer.objects.filter(is_correct=True).exists()
+    assert response.status_code in (200, 302)
+
+
+def test_learner_cannot_open_another_learners_attempt(learner_client, other_learner, quiz):
+    theirs = attempt_start(user=other_learner, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    for url in [
+        f"/en/attempts/{theirs.pk}/",
+        step_url(theirs, 1),
+        f"/en/attempts/{theirs.pk}/result/",
+    ]:
+        assert learner_client.get(url).status_code == 404
+    response = learner_client.post(step_url(theirs, 1), {"choice": correct_choice(question).pk})
+    assert response.status_code == 404
+    assert not Answer.objects.exists()
+
+
+def test_an_unpublished_quiz_cannot_be_seen_or_started(learner_client):
+    draft = make_quiz(is_published=False)
+    assert learner_client.get(f"/en/quizzes/{draft.slug}/").status_code == 404
+    assert learner_client.post(f"/en/quizzes/{draft.slug}/start/").status_code == 404
+    assert draft.title_en not in learner_client.get("/en/").content.decode()
+    assert not Attempt.objects.exists()
+
+
+def test_anonymous_visitors_browse_but_must_sign_in_to_start(client, quiz):
+    assert client.get("/en/").status_code == 200
+    page = client.get(f"/en/quizzes/{quiz.slug}/").content.decode()
+    assert "Sign in to start" in page
+    response = client.post(f"/en/quizzes/{quiz.slug}/start/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/en/accounts/login/?next=")
+    response = client.post(
+        f"/en/quizzes/{quiz.slug}/start/", HTTP_HX_CURRENT_URL=f"/en/quizzes/{quiz.slug}/", **HX
+    )
+    assert response["HX-Redirect"].startswith("/en/accounts/login/?next=")
+    assert not Attempt.objects.exists()
+
+
+def test_nothing_before_an_answer_reveals_the_correct_choice_or_the_explanation(
+    learner_client, quiz
+):
+    attempt = start(learner_client, quiz)
+    question = quiz.questions.get(position=1)
+    pages = [
+        learner_client.get(f"/en/quizzes/{quiz.slug}/").content.decode(),
+        learner_client.get(step_url(attempt, 1)).content.decode(),
+        learner_client.get(step_url(attempt, 1), **HX).content.decode(),
+    ]
+    for html in pages:
+        assert escape(question.explanation_en) not in html
+        assert "correct" not in html.lower().replace("correct.", "")
+        # Choices are listed in their own order with nothing to tell them apart.
+        assert "choice--correct" not in html and "is_correct" not in html
+
+
+def test_the_quiz_page_previews_every_question_and_links_its_guide(learner_client, seed_quizzes):
+    quiz = Quiz.objects.get(slug="activation-recomputation")
+    page = learner_client.get(f"/en/quizzes/{quiz.slug}/").content.decode()
+    assert "8 questions" in page and "Medium level" in page
+    assert quiz.guide.url in page
+    for question in Question.objects.filter(quiz=quiz):
+        assert escape(question.prompt_en) in page
+        assert escape(question.explanation_en) not in page
+
+
+def test_the_catalog_shows_each_learners_own_state(learner, quiz):
+    other_quiz = make_quiz(questions=2)
+    attempt = attempt_start(user=learner, quiz=other_quiz)
+    for question in other_quiz.questions.all():
+        answer_record(attempt=attempt, question=question, choice_id=correct_choice(question).pk)
+    attempt_start(user=learner, quiz=quiz)
+    client = Client()
+    client.force_login(learner)
+    page = client.get("/en/").content.decode()
+    assert "In progress" in page and "Best score: 2 / 2" in page
+
+    stranger = Client()
+    stranger.force_login(make_user())
+    page = stranger.get("/en/").content.decode()
+    assert "Not started" in page and "Best score" not in page

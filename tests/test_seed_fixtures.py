@@ -1,0 +1,81 @@
+"""The two seed quizzes users see first: complete, bilingual, keyed."""
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from quizzes.models import Choice, Question, Quiz
+
+pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+# The answer key, worked out from the material itself (position of the correct choice).
+KEY = {
+    "zero-sharded-optimizers": [1, 2, 3, 4, 1, 2, 3, 4],
+    "activation-recomputation": [2, 4, 1, 3, 4, 2, 3, 1],
+}
+DIFFICULTY = {"zero-sharded-optimizers": "hard", "activation-recomputation": "medium"}
+
+
+def test_fixtures_load_with_loaddata_into_an_empty_database():
+    call_command("loaddata", *sorted(str(p) for p in FIXTURES.glob("*.json")), verbosity=0)
+    assert sorted(Quiz.objects.values_list("slug", flat=True)) == sorted(KEY)
+
+
+@pytest.mark.parametrize("slug", sorted(KEY))
+def test_each_seed_quiz_has_eight_questions_of_four_choices_with_one_correct(seed_quizzes, slug):
+    quiz = Quiz.objects.get(slug=slug)
+    assert quiz.is_published
+    assert quiz.difficulty == DIFFICULTY[slug]
+    questions = list(quiz.questions.order_by("position"))
+    assert [q.position for q in questions] == list(range(1, 9))
+    for question, key in zip(questions, KEY[slug], strict=True):
+        choices = list(question.choices.order_by("position"))
+        assert [c.position for c in choices] == [1, 2, 3, 4]
+        assert [c.position for c in choices if c.is_correct] == [key]
+
+
+@pytest.mark.parametrize("slug", sorted(KEY))
+def test_every_seed_text_is_present_in_english_and_arabic(seed_quizzes, slug):
+    quiz = Quiz.objects.select_related("guide").get(slug=slug)
+    texts = [quiz.title_en, quiz.title_ar, quiz.description_en, quiz.description_ar]
+    texts += [quiz.guide.title_en, quiz.guide.title_ar]
+    for question in Question.objects.filter(quiz=quiz):
+        texts += [question.prompt_en, question.prompt_ar]
+        texts += [question.explanation_en, question.explanation_ar]
+    for choice in Choice.objects.filter(question__quiz=quiz):
+        texts += [choice.text_en, choice.text_ar]
+    assert all(text.strip() for text in texts)
+
+
+def test_seed_arabic_keeps_technical_names_in_latin_script(seed_quizzes):
+    arabic = " ".join(
+        q.prompt_ar + q.explanation_ar
+        for q in Question.objects.filter(quiz__slug="zero-sharded-optimizers")
+    )
+    assert "ZeRO" in arabic and "Adam" in arabic and "FSDP" in arabic
+    # The machine translation's errors: Adam as a person's name, ZeRO as "the zero".
+    assert "آدم" not in arabic
+    assert "الصفر" not in arabic
+
+
+def test_seeding_twice_neither_duplicates_nor_overwrites_an_instructors_edit(seed_quizzes):
+    question = Question.objects.get(quiz__slug="zero-sharded-optimizers", position=1)
+    question.prompt_ar = ""
+    question.save()
+
+    call_command("seed_quizzes", verbosity=0)
+
+    assert Quiz.objects.count() == 2
+    assert Question.objects.count() == 16
+    question.refresh_from_db()
+    assert question.prompt_ar == ""
+
+
+def test_fixture_files_are_valid_json_with_natural_keys_only():
+    for path in FIXTURES.glob("*.json"):
+        for obj in json.loads(path.read_text(encoding="utf-8")):
+            assert "pk" not in obj
