@@ -5,6 +5,7 @@ differs from a laptop only by the environment it is given.
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -114,6 +115,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
+    # Tests run on a file, not in memory, so that concurrent requests meet SQLite's real locking.
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get(
+            "SQLITE_TEST_NAME",
+            str(Path(tempfile.gettempdir()) / f"daleel-test-{os.getpid()}.sqlite3"),
+        )
+    }
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's psycopg 3 connection pool; a pool wants CONN_MAX_AGE 0.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -149,6 +157,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+CSRF_FAILURE_VIEW = "quizzes.views.csrf_failure"
 
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "quizzes:catalog"

@@ -1,0 +1,123 @@
+"""Security headers on every page, and pages that hold under the strict policy."""
+
+import re
+
+import pytest
+from django.test import Client, RequestFactory, override_settings
+
+from quizzes.attempts import answer_record, attempt_start
+from quizzes.views import server_error
+from tests.factories import correct_choice
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pages(learner, quiz):
+    attempt = attempt_start(user=learner, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    answer_record(attempt=attempt, question=question, choice_id=correct_choice(question).pk)
+    return [
+        "/en/",
+        "/ar/",
+        f"/en/quizzes/{quiz.slug}/",
+        f"/ar/quizzes/{quiz.slug}/",
+        f"/en/attempts/{attempt.pk}/questions/1/",
+        f"/en/attempts/{attempt.pk}/questions/2/",
+        f"/ar/attempts/{attempt.pk}/questions/2/",
+        "/en/attempts/",
+        "/en/accounts/password/",
+    ]
+
+
+ANONYMOUS_PAGES = ["/en/accounts/login/", "/ar/accounts/signup/", "/en/no-such-page/"]
+
+
+def _policy(response) -> dict[str, list[str]]:
+    header = response["Content-Security-Policy"]
+    return {
+        name: values
+        for name, *values in (part.split() for part in header.split(";") if part.strip())
+    }
+
+
+def _check(response) -> None:
+    policy = _policy(response)
+    assert policy["script-src"] == ["'self'"]
+    assert policy["style-src"] == ["'self'"]
+    assert policy["frame-ancestors"] == ["'none'"]
+    assert "unsafe" not in response["Content-Security-Policy"]
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Referrer-Policy"] == "same-origin"
+
+    html = response.content.decode()
+    # Nothing inline: every script has a src, no <style>, no style="", no hx-on handlers.
+    assert not re.search(r"<script(?![^>]*\ssrc=)[^>]*>", html)
+    assert "<style" not in html
+    assert not re.search(r"\sstyle=", html)
+    assert not re.search(r"\s(hx-on|on[a-z]+)=", html)
+
+
+def test_learner_pages_send_strict_headers_and_hold_nothing_inline(learner_client, pages):
+    for url in pages:
+        response = learner_client.get(url)
+        assert response.status_code == 200, url
+        _check(response)
+
+
+def test_public_pages_send_strict_headers_and_hold_nothing_inline(client):
+    for url in ANONYMOUS_PAGES:
+        _check(client.get(url))
+
+
+def test_htmx_is_served_from_our_own_static_files_as_version_4(client):
+    html = client.get("/en/").content.decode()
+    assert re.search(r'<script src="/static/django_htmx/htmx-4(\.min)?\.js" defer', html)
+    assert "includeIndicatorCSS" in html
+    assert "//cdn" not in html and "unpkg" not in html
+
+
+@override_settings(DEBUG=False)
+@pytest.mark.parametrize(("prefix", "words"), [("en", "could not find"), ("ar", 'dir="rtl"')])
+def test_missing_pages_get_our_own_404_in_each_language(client, prefix, words):
+    response = client.get(f"/{prefix}/quizzes/no-such-quiz/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert words in html and "daleel.css" in html
+
+
+def test_the_500_page_renders_without_the_database_or_a_session():
+    request = RequestFactory().get("/en/")
+    response = server_error(request)
+    assert response.status_code == 500
+    assert "Something went wrong" in response.content.decode()
+
+
+def test_a_post_without_a_csrf_token_gets_our_own_403(csrf_client, learner, quiz):
+    csrf_client.force_login(learner)
+    response = csrf_client.post(f"/en/quizzes/{quiz.slug}/start/")
+    assert response.status_code == 403
+    assert "This form has expired" in response.content.decode()
+
+
+def test_a_post_with_the_csrf_header_htmx_sends_is_accepted(csrf_client, learner, quiz):
+    csrf_client.force_login(learner)
+    page = csrf_client.get(f"/en/quizzes/{quiz.slug}/")
+    token = re.search(r'"x-csrftoken": "([^"]+)"', page.content.decode()).group(1)
+    response = csrf_client.post(
+        f"/en/quizzes/{quiz.slug}/start/", HTTP_X_CSRFTOKEN=token, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+
+
+def test_healthz_answers_ok_without_a_session_or_the_database(django_assert_num_queries):
+    client = Client()
+    with django_assert_num_queries(0):
+        response = client.get("/healthz")
+    assert response.status_code == 200 and response.content == b"ok"
+    assert (
+        "sessionid" not in response.cookies
+        and "Vary" not in response
+        or ("Cookie" not in response.get("Vary", ""))
+    )
