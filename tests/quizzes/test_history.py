@@ -1,0 +1,68 @@
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from quizzes.attempts import answer_record, attempt_start
+from quizzes.models import Attempt
+from tests.factories import correct_choice, make_quiz, wrong_choice
+
+pytestmark = pytest.mark.django_db
+
+
+def finish(user, quiz, right: int) -> Attempt:
+    """Finish an attempt with the first `right` questions answered correctly."""
+    attempt = attempt_start(user=user, quiz=quiz)
+    for number, question in enumerate(quiz.questions.order_by("position"), 1):
+        choice = correct_choice(question) if number <= right else wrong_choice(question)
+        answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+    attempt.refresh_from_db()
+    return attempt
+
+
+def test_history_lists_every_attempt_newest_first_with_best_and_latest(learner_client, learner):
+    quiz = make_quiz(questions=4, title_en="Pipelines")
+    first = finish(learner, quiz, right=3)
+    second = finish(learner, quiz, right=1)
+    Attempt.objects.filter(pk=first.pk).update(started_at=timezone.now() - timezone.timedelta(1))
+    in_progress = attempt_start(user=learner, quiz=quiz)
+
+    page = learner_client.get("/en/attempts/").content.decode()
+
+    rows = page.split("All attempts")[1]
+    positions = [rows.index(f"/en/attempts/{a.pk}/") for a in (in_progress, second, first)]
+    assert positions == sorted(positions)
+    assert "In progress" in rows and "Finished" in rows
+    by_quiz = page.split("By quiz")[1].split("All attempts")[0]
+    assert "3 / 4" in by_quiz and "1 / 4" in by_quiz  # best, latest
+    assert "<svg" in page and page.count('class="chart__dot"') == 2
+
+
+def test_a_learner_sees_only_their_own_attempts(learner_client, learner, other_learner):
+    mine = finish(learner, make_quiz(questions=1, title_en="Mine"), right=1)
+    theirs = finish(other_learner, make_quiz(questions=1, title_en="Theirs"), right=0)
+    page = learner_client.get("/en/attempts/").content.decode()
+    assert f"/en/attempts/{mine.pk}/result/" in page
+    assert f"/en/attempts/{theirs.pk}/" not in page and "Theirs" not in page
+
+
+def test_an_empty_history_invites_the_learner_to_a_quiz(learner_client):
+    page = learner_client.get("/en/attempts/").content.decode()
+    assert "No attempts yet" in page and 'href="/en/"' in page
+
+
+def test_history_is_paginated(learner):
+    quiz = make_quiz(questions=1)
+    for _ in range(25):
+        finish(learner, quiz, right=1)
+    client = Client()
+    client.force_login(learner)
+    first = client.get("/en/attempts/").content.decode()
+    second = client.get("/en/attempts/?page=2").content.decode()
+    assert "Page 1 of 2" in first and 'rel="next"' in first
+    assert "Page 2 of 2" in second
+    assert first.count("/result/") == 20 and second.count("/result/") == 5
+
+
+def test_history_needs_an_account(client):
+    response = client.get("/en/attempts/")
+    assert response.status_code == 302 and "/en/accounts/login/" in response["Location"]
