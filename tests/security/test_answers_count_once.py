@@ -23,6 +23,8 @@ def _post_concurrently(user, url: str, payloads: list[dict]) -> list[int]:
         try:
             client = Client()
             client.force_login(user)
+            # Hand the connection back (to the pool on PostgreSQL) before the race starts.
+            connection.close()
             barrier.wait(timeout=30)
             statuses.append(client.post(url, payload).status_code)
         except BaseException as error:  # noqa: BLE001 — reported to the test below

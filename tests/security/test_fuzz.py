@@ -59,7 +59,7 @@ def test_junk_answers_never_error_and_change_nothing(learner_client, scene, choi
         assert _snapshot() == before
 
 
-@FUZZ
+@settings(FUZZ, max_examples=20)
 @given(other_choice_offset=st.integers(min_value=0, max_value=7))
 def test_choices_of_other_learners_quizzes_are_refused(learner_client, scene, other_choice_offset):
     mine, theirs = scene
@@ -71,7 +71,7 @@ def test_choices_of_other_learners_quizzes_are_refused(learner_client, scene, ot
     assert _snapshot() == before
 
 
-@FUZZ
+@settings(FUZZ, max_examples=60)
 @given(username=st.text(max_size=200), password=st.text(max_size=200), page=junk)
 def test_junk_sign_ups_sign_ins_and_pages_never_error(client, username, password, page):
     users_before = client.get("/en/").status_code
@@ -88,7 +88,7 @@ def test_junk_sign_ups_sign_ins_and_pages_never_error(client, username, password
     assert client.get("/en/", {"page": page}).status_code < 500
 
 
-@FUZZ
+@settings(FUZZ, max_examples=60)
 @given(page=junk)
 def test_junk_history_pages_never_error(learner_client, scene, page):
     assert learner_client.get("/en/attempts/", {"page": page}).status_code == 200
