@@ -1,14 +1,28 @@
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 # Largest primary key a browser could sensibly send; anything bigger is junk, not a choice.
 MAX_ID = 2**63 - 1
 
 
+class IdField(forms.IntegerField):
+    """A database id as our own forms send it: ASCII digits only.
+
+    IntegerField would read other scripts' digits ("٣" as 3); an id never arrives that way from
+    our radio buttons, so such input is junk rather than a choice.
+    """
+
+    def to_python(self, value):
+        if isinstance(value, str) and not value.strip().isascii():
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
 class AnswerForm(forms.Form):
     """The learner's pick for one question; whether it belongs to the question is the rules'."""
 
-    choice = forms.IntegerField(
+    choice = IdField(
         min_value=1,
         max_value=MAX_ID,
         error_messages={

@@ -158,7 +158,9 @@ def test_an_answered_question_shows_its_recorded_outcome_on_a_resubmit(learner_c
     assert answer.choice_id == wrong_choice(question).pk and not answer.is_correct
 
 
-@pytest.mark.parametrize("bad_choice", ["", "abc", "-1", "0", "1.5", "9" * 40, "1; DROP TABLE"])
+@pytest.mark.parametrize(
+    "bad_choice", ["", "abc", "-1", "0", "1.5", "9" * 40, "1; DROP TABLE", "١"]
+)
 def test_a_malformed_choice_gets_a_clear_message_and_changes_nothing(
     learner_client, quiz, bad_choice
 ):
