@@ -32,7 +32,7 @@ format: install
 	$(VENV)/bin/ruff format .
 
 messages: install
-	$(PY) manage.py makemessages --locale ar --no-location --ignore=.venv --ignore=staticfiles
+	$(PY) manage.py makemessages --locale ar --no-location --ignore=.venv --ignore=staticfiles --ignore=tests --ignore=bench --ignore=node_modules
 	$(PY) manage.py compilemessages --ignore=.venv
 
 migrations-check: install

@@ -7,7 +7,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+    # A clean environment, as an operator's shell would be (the browser tests set extra flags).
+    ignored = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "DATABASE_URL"}
+    environment = {k: v for k, v in os.environ.items() if k not in ignored}
     environment.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args],
