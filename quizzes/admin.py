@@ -3,9 +3,11 @@ from __future__ import annotations
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
+from django.urls import path
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
+from . import admin_views, exports
 from .models import Answer, Attempt, Choice, Guide, Question, Quiz, validate_choice_set
 
 
@@ -52,7 +54,7 @@ class ChoiceInlineFormSet(BaseInlineFormSet):
 class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
     model = Choice
     formset = ChoiceInlineFormSet
-    fields = [("position", "is_correct"), ("text_en", "text_ar")]
+    fields = [("position", "is_correct"), ("text_en", "text_ar"), ("feedback_en", "feedback_ar")]
     extra = 0
     min_num = 2
     ordering = ["position"]
@@ -123,10 +125,73 @@ class QuizAdmin(BilingualFieldsMixin, TranslationAdmin):
         "is_published",
     ]
     inlines = [QuestionInline]
+    # Instructor tools (quizzes.admin_views): links on the list and on each quiz's page.
+    change_list_template = "admin/quizzes/quiz/change_list.html"
+    change_form_template = "admin/quizzes/quiz/change_form.html"
+    actions = ["export_gift", "export_attempts_csv"]
 
     @admin.display(description=_("questions"))
     def question_count(self, quiz: Quiz) -> int:
         return quiz.questions.count()
+
+    def has_view_attempts_permission(self, request) -> bool:
+        """Learners' attempts and answers: item analysis and the CSV export need both."""
+        return request.user.has_perms(["quizzes.view_attempt", "quizzes.view_answer"])
+
+    @admin.action(description=_("Export selected quizzes as GIFT"), permissions=["view"])
+    def export_gift(self, request, queryset):
+        return exports.gift_download(queryset.order_by("slug"))
+
+    @admin.action(
+        description=_("Download attempts and answers of selected quizzes (CSV)"),
+        permissions=["view_attempts"],
+    )
+    def export_attempts_csv(self, request, queryset):
+        return exports.attempts_csv_response(queryset)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        name = f"{self.opts.app_label}_{self.opts.model_name}"
+        # Before the default URLs, whose "<object_id>/" would catch "import/".
+        return [
+            path("import/", view(self.import_gift_view), name=f"{name}_import"),
+            path(
+                "translations/",
+                view(self.translation_coverage_view),
+                name=f"{name}_translations",
+            ),
+            path(
+                "<path:object_id>/item-analysis/",
+                view(self.item_analysis_view),
+                name=f"{name}_item_analysis",
+            ),
+            path(
+                "<path:object_id>/export.gift.txt",
+                view(self.export_gift_view),
+                name=f"{name}_export_gift",
+            ),
+            path(
+                "<path:object_id>/attempts.csv",
+                view(self.attempts_csv_view),
+                name=f"{name}_attempts_csv",
+            ),
+            *super().get_urls(),
+        ]
+
+    def import_gift_view(self, request):
+        return admin_views.import_gift(request, self)
+
+    def translation_coverage_view(self, request):
+        return admin_views.translation_coverage_view(request, self)
+
+    def item_analysis_view(self, request, object_id):
+        return admin_views.item_analysis_view(request, self, object_id)
+
+    def export_gift_view(self, request, object_id):
+        return admin_views.export_gift_view(request, self, object_id)
+
+    def attempts_csv_view(self, request, object_id):
+        return admin_views.attempts_csv_view(request, self, object_id)
 
 
 @admin.register(Question)

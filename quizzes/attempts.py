@@ -99,46 +99,63 @@ class AnswerOutcome:
     answer: Answer
     # False when the question had been answered before: the recorded answer stands.
     created: bool
+    # The attempt with this answer, to render the feedback without reading it again.
+    state: AttemptState
 
 
-def answer_record(*, attempt: Attempt, question: Question, choice_id: int) -> AnswerOutcome:
+def answer_record(
+    *, attempt: Attempt, question: Question, choice_id: int, state: AttemptState | None = None
+) -> AnswerOutcome:
     """Record the learner's choice for `question`, once, and finish the attempt after the last.
 
     A question already answered returns its recorded answer unchanged (a replay, a double
     click, a stale tab). Raises AttemptError, writing nothing, for a finished attempt, a
     question that is not the current one, or a choice that is not one of its choices.
+    `state` is the attempt's state if the caller has just read it; otherwise it is read here.
+
+    No lock: the one-answer-per-question constraint settles races. Answers are only ever
+    added, in order, so a state read a moment ago can lack at most an answer to the current
+    question, and recording that question again then violates the constraint: the first
+    answer to commit stands, and only the request that records the last answer finishes.
     """
-    with transaction.atomic():
-        # Lock the attempt so that concurrent answers to it are taken one at a time.
-        locked = Attempt.objects.select_for_update(of=("self",)).select_related("quiz")
-        attempt = locked.get(pk=attempt.pk)
+    if state is None:
+        state = attempt_state(attempt)
+    recorded = state.answer_for(question)
+    if recorded is not None:
+        return AnswerOutcome(answer=recorded, created=False, state=state)
+    if attempt.is_finished:
+        raise AttemptError(_("This attempt is finished; it accepts no more answers."))
+    current = state.current_question
+    if current is None or current.pk != question.pk:
+        raise AttemptError(_("Answer the questions in order: this one is not next yet."))
+    choice = state.content.choice(question, choice_id)
+    if choice is None:
+        raise AttemptError(_("Choose one of this question's answers."))
+    correct_choice = next((c for c in question.choices.all() if c.is_correct), None)
+    if correct_choice is None:
+        # Only reachable if content was written around the admin's validation.
+        raise AttemptError(_("This question is being revised; please try again later."))
+    try:
+        with transaction.atomic():
+            answer = Answer.objects.create(
+                attempt=attempt,
+                question=question,
+                choice=choice,
+                correct_choice=correct_choice,
+                is_correct=choice.pk == correct_choice.pk,
+            )
+            state.answers[question.pk] = answer
+            if state.current_question is None:
+                _finish(attempt, state)
+    except IntegrityError:
+        # A concurrent request (a double click, a second tab) answered it first.
+        attempt.refresh_from_db(fields=["finished_at", "score", "total"])
         state = attempt_state(attempt)
         recorded = state.answer_for(question)
-        if recorded is not None:
-            return AnswerOutcome(answer=recorded, created=False)
-        if attempt.is_finished:
-            raise AttemptError(_("This attempt is finished; it accepts no more answers."))
-        current = state.current_question
-        if current is None or current.pk != question.pk:
-            raise AttemptError(_("Answer the questions in order: this one is not next yet."))
-        choice = state.content.choice(question, choice_id)
-        if choice is None:
-            raise AttemptError(_("Choose one of this question's answers."))
-        correct_choice = next((c for c in question.choices.all() if c.is_correct), None)
-        if correct_choice is None:
-            # Only reachable if content was written around the admin's validation.
-            raise AttemptError(_("This question is being revised; please try again later."))
-        answer = Answer.objects.create(
-            attempt=attempt,
-            question=question,
-            choice=choice,
-            correct_choice=correct_choice,
-            is_correct=choice.pk == correct_choice.pk,
-        )
-        state.answers[question.pk] = answer
-        if state.current_question is None:
-            _finish(attempt, state)
-        return AnswerOutcome(answer=answer, created=True)
+        if recorded is None:
+            raise
+        return AnswerOutcome(answer=recorded, created=False, state=state)
+    return AnswerOutcome(answer=answer, created=True, state=state)
 
 
 def _finish(attempt: Attempt, state: AttemptState) -> None:

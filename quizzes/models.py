@@ -134,6 +134,8 @@ class Choice(models.Model):
     position = models.PositiveSmallIntegerField(_("position"))
     text = models.CharField(_("text"), max_length=500)
     is_correct = models.BooleanField(_("correct"), default=False)
+    # For a learner who picked this choice: GIFT's per-answer "#feedback".
+    feedback = models.TextField(_("feedback"), blank=True)
 
     objects = ChoiceManager()
 

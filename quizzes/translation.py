@@ -23,5 +23,6 @@ class QuestionTranslationOptions(TranslationOptions):
 
 @register(Choice)
 class ChoiceTranslationOptions(TranslationOptions):
-    fields = ("text",)
-    required_languages = ("en",)
+    fields = ("text", "feedback")
+    # Feedback is optional in every language; only the choice's text is required in English.
+    required_languages = {"en": ("text",)}

@@ -9,6 +9,7 @@ from django.db.models import Count, Max, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -24,12 +25,17 @@ TAKE_TEMPLATE = "quizzes/take.html"
 
 
 def learner_required(view):
-    """Like login_required, but an htmx request is sent to sign in as a whole page."""
+    """Like login_required, but an htmx request is sent to sign in as a whole page.
+
+    A learner's pages are theirs alone: shared caches must not keep them.
+    """
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs):
         if request.user.is_authenticated:
-            return view(request, *args, **kwargs)
+            response = view(request, *args, **kwargs)
+            patch_cache_control(response, private=True)
+            return response
         if request.htmx:
             next_url = request.htmx.current_url_abs_path or request.get_full_path()
             login = redirect_to_login(next_url)
@@ -183,7 +189,7 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
         return _render_step(request, state, number, form=form, status=422)
     try:
         outcome = answer_record(
-            attempt=attempt, question=question, choice_id=form.cleaned_data["choice"]
+            attempt=attempt, question=question, choice_id=form.cleaned_data["choice"], state=state
         )
     except AttemptError as error:
         return _render_step(request, state, number, error=error.message, status=409)
@@ -192,8 +198,7 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
             request, _("You had already answered this question; your first answer counts.")
         )
     if request.htmx:
-        attempt.refresh_from_db()
-        return _render_step(request, attempt_state(attempt), number)
+        return _render_step(request, outcome.state, number)
     return redirect("quizzes:question", pk=attempt.pk, number=number)
 
 

@@ -22,6 +22,15 @@
     }
   }
 
+  // The language switch returns to the URL the page was rendered at; once htmx has pushed a
+  // step's URL, that must be the step, not the quiz page the learner started from.
+  function followLocation() {
+    var next = document.querySelector(".language-switch input[name=next]");
+    if (next) next.value = window.location.pathname + window.location.search;
+  }
+  document.addEventListener("htmx:after:history:push", followLocation);
+  document.addEventListener("htmx:after:history:replace", followLocation);
+
   document.addEventListener("htmx:after:settle", function (event) {
     var area = document.getElementById("quiz-area");
     if (!area) return;

@@ -280,3 +280,16 @@ def test_the_catalog_shows_each_learners_own_state(learner, quiz):
     stranger.force_login(make_user())
     page = stranger.get("/en/").content.decode()
     assert "Not started" in page and "Best score" not in page
+
+
+def test_a_choices_own_feedback_appears_only_once_that_choice_is_answered(learner_client, quiz):
+    question = quiz.questions.get(position=1)
+    picked = wrong_choice(question)
+    picked.feedback_en = "Tempting, but this confuses data with state."
+    picked.save()
+    attempt = start(learner_client, quiz)
+    before = learner_client.get(step_url(attempt, 1)).content.decode()
+    assert "Tempting, but" not in before
+    learner_client.post(step_url(attempt, 1), {"choice": picked.pk})
+    after = learner_client.get(step_url(attempt, 1)).content.decode()
+    assert "Tempting, but this confuses data with state." in after

@@ -121,3 +121,9 @@ def test_healthz_answers_ok_without_a_session_or_the_database(django_assert_num_
         and "Vary" not in response
         or ("Cookie" not in response.get("Vary", ""))
     )
+
+
+def test_a_learners_pages_are_never_kept_by_shared_caches(learner_client, pages):
+    for url in pages:
+        if "/attempts/" in url:
+            assert "private" in learner_client.get(url)["Cache-Control"]

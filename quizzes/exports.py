@@ -1,0 +1,157 @@
+"""Quizzes out of the site: as GIFT (content) and as CSV (learners' attempts and answers)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from collections.abc import Iterable, Iterator
+
+from django.db.models import Prefetch, QuerySet
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils import timezone
+
+from .gift import Bilingual, GiftChoice, GiftQuestion, write_gift
+from .models import Attempt, Choice, Quiz
+
+
+def _bilingual(obj, field: str) -> Bilingual:
+    return Bilingual(en=getattr(obj, f"{field}_en") or "", ar=getattr(obj, f"{field}_ar") or "")
+
+
+def quiz_to_gift(quiz: Quiz) -> str:
+    """The quiz as GIFT: title as the category, description as a description item."""
+    questions = quiz.questions.order_by("position").prefetch_related(
+        Prefetch("choices", queryset=Choice.objects.order_by("position"))
+    )
+    return write_gift(
+        [
+            GiftQuestion(
+                prompt=_bilingual(question, "prompt"),
+                explanation=_bilingual(question, "explanation"),
+                choices=[
+                    GiftChoice(
+                        text=_bilingual(choice, "text"),
+                        is_correct=choice.is_correct,
+                        feedback=_bilingual(choice, "feedback"),
+                    )
+                    for choice in question.choices.all()
+                ],
+                name=f"Q{question.position}",
+            )
+            for question in questions
+        ],
+        title=_bilingual(quiz, "title"),
+        description=_bilingual(quiz, "description"),
+        header=f"Daleel quiz: {quiz.slug}\nImport with: python manage.py import_quiz FILE",
+    )
+
+
+def gift_filename(quiz: Quiz) -> str:
+    return f"{quiz.slug}.gift.txt"
+
+
+def gift_download(quizzes: Iterable[Quiz]) -> HttpResponse:
+    """One quiz as a GIFT file; several as a zip of GIFT files, one per quiz."""
+    quizzes = list(quizzes)
+    if len(quizzes) == 1:
+        response = HttpResponse(quiz_to_gift(quizzes[0]), content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{gift_filename(quizzes[0])}"'
+        return response
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for quiz in quizzes:
+            archive.writestr(gift_filename(quiz), quiz_to_gift(quiz))
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = 'attachment; filename="quizzes-gift.zip"'
+    return response
+
+
+# --- Attempts as CSV -----------------------------------------------------------------------
+
+CSV_HEADER = [
+    "quiz",
+    "attempt_id",
+    "learner",
+    "started_at",
+    "finished_at",
+    "score",
+    "total",
+    "question_position",
+    "question_id",
+    "question_prompt",
+    "choice_position",
+    "choice_text",
+    "correct_choice_position",
+    "is_correct",
+    "answered_at",
+]
+
+# A spreadsheet runs a cell starting with one of these as a formula; a learner chooses
+# their own username, so such cells are prefixed with a quote (OWASP's advice).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value) -> str | int:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return int(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
+    """One row per answer (an attempt with no answer yet has one row of its own).
+
+    Read in chunks straight from the database cursor: a large export never sits in memory.
+    """
+    yield CSV_HEADER
+    rows = (
+        Attempt.objects.filter(quiz__in=quizzes)
+        .order_by("quiz__slug", "started_at", "pk", "answers__question__position")
+        .values_list(
+            "quiz__slug",
+            "pk",
+            "user__username",
+            "started_at",
+            "finished_at",
+            "score",
+            "total",
+            "answers__question__position",
+            "answers__question_id",
+            "answers__question__prompt_en",
+            "answers__choice__position",
+            "answers__choice__text_en",
+            "answers__correct_choice__position",
+            "answers__is_correct",
+            "answers__answered_at",
+        )
+    )
+    for row in rows.iterator(chunk_size=2000):
+        yield [_cell(value) for value in row]
+
+
+class _Echo:
+    """A file-like object whose write returns the line, for csv.writer in a stream."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def attempts_csv_response(quizzes: QuerySet[Quiz], filename: str = "") -> StreamingHttpResponse:
+    writer = csv.writer(_Echo())
+
+    def lines() -> Iterator[str]:
+        # A byte order mark, so that spreadsheet programs read the Arabic as UTF-8.
+        yield "\ufeff"
+        for row in attempt_rows(quizzes):
+            yield writer.writerow(row)
+
+    filename = filename or f"attempts-{timezone.now():%Y%m%d-%H%M}.csv"
+    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

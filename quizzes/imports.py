@@ -1,0 +1,180 @@
+"""Import a GIFT file into a quiz: all of it in one transaction, or nothing.
+
+Shared by the `import_quiz` command and the admin's upload page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+
+from .gift import TITLE_MAX_LENGTH, Bilingual, GiftDocument, Problem, parse_gift
+from .models import Choice, Guide, Question, Quiz
+
+PLACEHOLDER_GUIDE_SLUG = "imported"
+
+
+class GiftImportError(Exception):
+    """The file was refused; `problems` say where and why. Nothing was written."""
+
+    def __init__(self, problems: list[Problem], document: GiftDocument | None = None) -> None:
+        super().__init__("\n".join(str(problem) for problem in problems))
+        self.problems = problems
+        self.document = document
+
+
+@dataclass
+class ImportResult:
+    quiz: Quiz
+    created: bool
+    questions: list[Question]
+    # Questions skipped as unsupported, and warnings, each with its line number.
+    notes: list[Problem] = field(default_factory=list)
+    placeholder_guide: bool = False
+
+
+def placeholder_guide() -> Guide:
+    """The guide new imported quizzes hang from until an instructor picks their real one."""
+    guide, _created = Guide.objects.get_or_create(
+        slug=PLACEHOLDER_GUIDE_SLUG,
+        defaults={
+            "title_en": "Imported quizzes: choose a guide",
+            "title_ar": "اختبارات مستوردة: اختر دليلًا",
+            # The field is required; a reserved documentation domain points nowhere real.
+            "url": "https://example.org/",
+        },
+    )
+    return guide
+
+
+def quiz_import_gift(
+    *,
+    text: str,
+    filename: str = "",
+    quiz_slug: str | None = None,
+    guide: Guide | None = None,
+) -> ImportResult:
+    """Import the multiple-choice questions of GIFT `text`.
+
+    With `quiz_slug`, the questions are appended to that quiz, which is created if missing;
+    without it, a new quiz is created, titled after the file's `$CATEGORY:` (its last
+    segment) or else the file name, with a slug made unique. A new quiz is unpublished and
+    belongs to `guide`, or to the placeholder guide. Raises GiftImportError, writing
+    nothing, if the file has any error.
+    """
+    document = parse_gift(text)
+    if document.errors:
+        raise GiftImportError(document.errors, document)
+    if quiz_slug:
+        try:
+            validate_slug(quiz_slug)
+        except ValidationError as invalid:
+            raise GiftImportError([Problem(0, " ".join(invalid.messages))], document) from None
+
+    notes = sorted(document.skipped + document.warnings, key=lambda problem: problem.line)
+    with transaction.atomic():
+        quiz = (
+            Quiz.objects.select_for_update().filter(slug=quiz_slug).first() if quiz_slug else None
+        )
+        created = quiz is None
+        used_placeholder = False
+        if quiz is None:
+            if guide is None:
+                guide = placeholder_guide()
+                used_placeholder = True
+            quiz = _new_quiz(document, filename=filename, slug=quiz_slug, guide=guide)
+        elif quiz.is_published:
+            notes.append(
+                Problem(0, _("The quiz is published: learners see the new questions at once."))
+            )
+        if not created and document.description:
+            notes.append(
+                Problem(
+                    document.description_line,
+                    _(
+                        "The description at the top of the file was not used: importing "
+                        "into an existing quiz leaves its description as it is."
+                    ),
+                )
+            )
+        questions = _append_questions(quiz, document)
+    return ImportResult(
+        quiz=quiz,
+        created=created,
+        questions=questions,
+        notes=notes,
+        placeholder_guide=used_placeholder,
+    )
+
+
+def _new_quiz(document: GiftDocument, *, filename: str, slug: str | None, guide: Guide) -> Quiz:
+    title = document.title
+    if not title.en:
+        title = Bilingual(en=_title_from_filename(filename), ar=title.ar)
+    return Quiz.objects.create(
+        slug=slug or _unique_slug(title.en),
+        title_en=title.en,
+        title_ar=title.ar,
+        description_en=document.description.en,
+        description_ar=document.description.ar,
+        guide=guide,
+        # An instructor reviews an imported quiz before learners see it.
+        is_published=False,
+    )
+
+
+def _title_from_filename(filename: str) -> str:
+    stem = Path(filename).name.split(".")[0] if filename else ""
+    title = " ".join(stem.replace("_", " ").replace("-", " ").split())
+    # This becomes the English title, so it stays English whatever the admin's language.
+    return (title[:1].upper() + title[1:])[:TITLE_MAX_LENGTH] or "Imported quiz"
+
+
+def _unique_slug(title: str) -> str:
+    max_length = Quiz._meta.get_field("slug").max_length - 4
+    base = slugify(title)[:max_length].strip("-") or "imported-quiz"
+    taken = set(Quiz.objects.filter(slug__startswith=base).values_list("slug", flat=True))
+    slug, number = base, 2
+    while slug in taken:
+        slug, number = f"{base}-{number}", number + 1
+    return slug
+
+
+def _append_questions(quiz: Quiz, document: GiftDocument) -> list[Question]:
+    last = quiz.questions.aggregate(last=Max("position"))["last"] or 0
+    questions = []
+    choices = []
+    for offset, parsed in enumerate(document.questions, start=1):
+        question = Question.objects.create(
+            quiz=quiz,
+            position=last + offset,
+            prompt_en=parsed.prompt.en,
+            prompt_ar=parsed.prompt.ar,
+            explanation_en=parsed.explanation.en,
+            explanation_ar=parsed.explanation.ar,
+        )
+        questions.append(question)
+        choices.extend(
+            Choice(
+                question=question,
+                position=position,
+                text_en=choice.text.en,
+                text_ar=choice.text.ar,
+                feedback_en=choice.feedback.en,
+                feedback_ar=choice.feedback.ar,
+                is_correct=choice.is_correct,
+            )
+            for position, choice in enumerate(parsed.choices, start=1)
+        )
+    Choice.objects.bulk_create(choices)
+    # bulk_create sends no post_save: move the quiz's content version stamp ourselves.
+    Quiz.objects.filter(pk=quiz.pk).update(updated_at=timezone.now())
+    return questions

@@ -1,0 +1,175 @@
+"""Item analysis of a quiz: how hard each question is and how well it tells learners apart.
+
+Per question, over the analysed attempts that answered it:
+
+- facility: the share of answers that were right;
+- discrimination index (Moodle's): Pearson's correlation between the question's score
+  (1 right, 0 wrong) and the score on the rest of the quiz (the attempt's total without
+  this question). A question that strong learners get right and weak ones get wrong
+  scores near 1; below 0.3 it is flagged for review; with no spread it is undefined;
+- distribution of the answers over its choices (distractor analysis).
+
+By default each learner's first finished attempt is analysed, so that retakes by learners
+who have already seen the answers do not flatter the questions.
+
+Everything is summed in the database, one row per question, in integers; Python only
+divides. The sums need each attempt's total, a grouped subquery joined back to the answers,
+which the ORM can only write as a correlated subquery per answer, so that statement is
+portable SQL (a CTE and CASE, on SQLite and PostgreSQL alike) over the ORM's query for the
+attempts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import Count, F, Prefetch, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from .models import Answer, Attempt, Choice, Question, Quiz
+
+DISCRIMINATION_THRESHOLD = 0.3
+
+
+@dataclass
+class ChoiceStats:
+    choice: Choice
+    count: int
+    share: float | None  # Of the question's answers; None when it has none.
+
+    @property
+    def share_percent(self) -> int | None:
+        return None if self.share is None else round(100 * self.share)
+
+
+@dataclass
+class ItemStats:
+    question: Question
+    answers: int
+    facility: float | None
+    discrimination: float | None
+    choices: list[ChoiceStats]
+
+    @property
+    def facility_percent(self) -> int | None:
+        return None if self.facility is None else round(100 * self.facility)
+
+    @property
+    def flagged(self) -> bool:
+        return self.discrimination is not None and self.discrimination < DISCRIMINATION_THRESHOLD
+
+
+@dataclass
+class QuizAnalysis:
+    quiz: Quiz
+    first_attempts_only: bool
+    attempts: int
+    items: list[ItemStats]
+
+    @property
+    def flagged_count(self) -> int:
+        return sum(1 for item in self.items if item.flagged)
+
+
+def analysed_attempts(quiz: Quiz, *, first_attempts_only: bool = True) -> QuerySet[Attempt]:
+    """The finished attempts to analyse: each learner's earliest, or all of them."""
+    finished = Attempt.objects.finished().filter(quiz=quiz)
+    if not first_attempts_only:
+        return finished
+    # Numbering each learner's attempts takes one sorted pass; "no earlier attempt exists"
+    # as a correlated subquery was quadratic on SQLite, which searched it by quiz.
+    numbered = finished.annotate(
+        number=Window(
+            RowNumber(), partition_by=F("user"), order_by=[F("started_at").asc(), F("pk").asc()]
+        )
+    )
+    return Attempt.objects.filter(pk__in=numbered.filter(number=1).values("pk"))
+
+
+def discrimination_index(n: int, sx: int, sy: int, syy: int, sxy: int) -> float | None:
+    """Pearson's r of a 0/1 item score x with the rest-of-test score y, from their sums.
+
+    For a 0/1 score the sum of squares of x is the sum of x. None when either score has no
+    spread (everyone right, or everyone wrong, or the same rest score for all).
+    """
+    covariance = n * sxy - sx * sy
+    spread_x = n * sx - sx * sx
+    spread_y = n * syy - sy * sy
+    if n < 2 or spread_x <= 0 or spread_y <= 0:
+        return None
+    return covariance / math.sqrt(spread_x * spread_y)
+
+
+def _item_sums(attempts: QuerySet[Attempt]) -> dict[int, tuple[int, int, int, int, int]]:
+    """Per question id: (n, Σx, Σy, Σy², Σxy) with x the item score, y the rest score."""
+    attempts_sql, params = attempts.order_by().values("pk").query.sql_with_params()
+    qn = connection.ops.quote_name
+    table = qn(Answer._meta.db_table)
+    attempt = qn(Answer._meta.get_field("attempt").column)
+    question = qn(Answer._meta.get_field("question").column)
+    is_correct = qn(Answer._meta.get_field("is_correct").column)
+    sql = f"""
+        WITH scored AS (
+            SELECT {attempt} AS attempt_id, {question} AS question_id,
+                   CASE WHEN {is_correct} THEN 1 ELSE 0 END AS x
+            FROM {table}
+            WHERE {attempt} IN ({attempts_sql})
+        ),
+        totals AS (
+            SELECT attempt_id, SUM(x) AS total FROM scored GROUP BY attempt_id
+        )
+        SELECT s.question_id,
+               COUNT(*),
+               SUM(s.x),
+               SUM(t.total - s.x),
+               SUM((t.total - s.x) * (t.total - s.x)),
+               SUM(s.x * (t.total - s.x))
+        FROM scored s JOIN totals t ON t.attempt_id = s.attempt_id
+        GROUP BY s.question_id
+    """  # Only identifiers from the models' metadata are interpolated; values are parameters.
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        # PostgreSQL sums bigints as numeric: back to exact ints.
+        return {row[0]: tuple(int(value) for value in row[1:]) for row in cursor.fetchall()}
+
+
+def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalysis:
+    attempts = analysed_attempts(quiz, first_attempts_only=first_attempts_only)
+    sums = _item_sums(attempts)
+    distribution = {
+        (row["question_id"], row["choice_id"]): row["count"]
+        for row in Answer.objects.filter(attempt__in=attempts)
+        .values("question_id", "choice_id")
+        .annotate(count=Count("pk"))
+        .order_by()
+    }
+    questions = quiz.questions.order_by("position").prefetch_related(
+        Prefetch("choices", queryset=Choice.objects.order_by("position"))
+    )
+    items = []
+    for question in questions:
+        n, sx, sy, syy, sxy = sums.get(question.pk, (0, 0, 0, 0, 0))
+        items.append(
+            ItemStats(
+                question=question,
+                answers=n,
+                facility=sx / n if n else None,
+                discrimination=discrimination_index(n, sx, sy, syy, sxy),
+                choices=[
+                    ChoiceStats(
+                        choice=choice,
+                        count=(count := distribution.get((question.pk, choice.pk), 0)),
+                        share=count / n if n else None,
+                    )
+                    for choice in question.choices.all()
+                ],
+            )
+        )
+    return QuizAnalysis(
+        quiz=quiz,
+        first_attempts_only=first_attempts_only,
+        attempts=attempts.count(),
+        items=items,
+    )
