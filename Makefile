@@ -23,6 +23,11 @@ run: install
 test: install
 	$(PY) -m pytest
 
+# Only the browser tests (Debian's chromium, see tests/e2e/conftest.py); screenshots land in
+# test-artifacts/screenshots/.
+test-e2e: install
+	$(PY) -m pytest -m e2e
+
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

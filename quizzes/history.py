@@ -9,7 +9,7 @@ from django.db.models.functions import Cast, NullIf
 
 from .models import Attempt, Quiz
 
-CHART_WIDTH = 600
+CHART_WIDTH = 420
 CHART_HEIGHT = 160
 CHART_PADDING = 24
 CHART_ATTEMPTS = 30
@@ -56,6 +56,10 @@ class ScoreChart:
     @property
     def polyline(self) -> str:
         return " ".join(f"{p.x:.1f},{p.y:.1f}" for p in self.points)
+
+    @property
+    def right(self) -> int:
+        return self.width - self.padding
 
     @property
     def gridlines(self) -> list[tuple[int, float]]:

@@ -31,6 +31,12 @@
   document.addEventListener("htmx:after:history:push", followLocation);
   document.addEventListener("htmx:after:history:replace", followLocation);
 
+  // A form that comes back with errors: start the reader at the summary of what to fix.
+  document.addEventListener("DOMContentLoaded", function () {
+    var summary = document.querySelector(".error-summary[data-autofocus]");
+    if (summary) summary.focus();
+  });
+
   document.addEventListener("htmx:after:settle", function (event) {
     var area = document.getElementById("quiz-area");
     if (!area) return;

@@ -1,0 +1,216 @@
+"""Browser tests: real Chromium (Debian's /usr/bin/chromium) against pytest-django's live_server.
+
+Every test here is marked `e2e` and runs in `make test`; `make test-e2e` runs only these.
+Chromium must be installed (`apt-get install chromium`, as `.ci/run` does): a missing browser
+fails the tests rather than skipping them, and under CI any skipped browser test fails the run.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Playwright's sync API keeps an asyncio loop in the main thread for the whole session, which
+# trips Django's async-safety check on every ORM call the tests (and the database teardown)
+# make. Nothing here runs Django code concurrently from that loop, so the check is moot.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+import json  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.test import Client  # noqa: E402
+from playwright.sync_api import BrowserContext, Page, expect  # noqa: E402
+
+from quizzes.models import Choice, Guide, Question, Quiz  # noqa: E402
+from tests import factories  # noqa: E402
+
+from .support import DESKTOP  # noqa: E402
+
+E2E_DIR = Path(__file__).resolve().parent
+REPO_DIR = E2E_DIR.parents[1]
+CHROMIUM = os.environ.get("DALEEL_CHROMIUM", "/usr/bin/chromium")
+# Needed to run Chromium as root in a container, and to keep it off the network.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS_DIR = Path(
+    os.environ.get("DALEEL_SCREENSHOTS_DIR", REPO_DIR / "test-artifacts" / "screenshots")
+).resolve()
+TIMEOUT_MS = 10_000
+SEED_MODELS = (Guide, Quiz, Question, Choice)
+
+expect.set_options(timeout=TIMEOUT_MS)
+
+
+# ---------- Marking and the never-skip rule ----------
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if E2E_DIR in item.path.parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+_skipped_e2e: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and "tests/e2e/" in report.nodeid.replace("\\", "/"):
+        _skipped_e2e.append(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # CI must prove the browser suite ran: a skip there (a missing browser, a stray
+    # pytest.skip) is a failure, not a quiet pass.
+    if _skipped_e2e and os.environ.get("CI"):
+        print(f"\nBrowser tests may not skip in CI; skipped: {', '.join(_skipped_e2e)}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_took_screenshots: list[Path] = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _took_screenshots:
+        count = len(list(SCREENSHOTS_DIR.glob("*.png")))
+        terminalreporter.write_line(
+            f"Screenshots ({count}) for people to look at: {SCREENSHOTS_DIR}"
+        )
+
+
+# ---------- Browser ----------
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}: `apt-get install chromium` (Debian), or set "
+            "DALEEL_CHROMIUM. Playwright's own browser download does not work here.",
+            pytrace=False,
+        )
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def base_url(live_server) -> str:
+    return live_server.url
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args, live_server):
+    # The CSP is never bypassed: axe is evaluated through the DevTools protocol (see
+    # support.axe_violations), so every test sees the page exactly as a learner does.
+    # Reduced motion: the step's fade-in would otherwise be caught mid-way by contrast checks
+    # and screenshots.
+    return {
+        **browser_context_args,
+        "viewport": DESKTOP,
+        "reduced_motion": "reduce",
+        "bypass_csp": False,
+    }
+
+
+@pytest.fixture
+def context(context: BrowserContext) -> BrowserContext:
+    context.set_default_timeout(TIMEOUT_MS)
+    return context
+
+
+@pytest.fixture
+def console_errors(page: Page) -> list[str]:
+    """Errors the page logs (CSP violations among them) and uncaught exceptions."""
+    errors: list[str] = []
+    page.on(
+        "console", lambda message: errors.append(message.text) if message.type == "error" else None
+    )
+    page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+    return errors
+
+
+# ---------- axe-core ----------
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe.min.js, installed with `npm ci` from tests/e2e/package-lock.json when missing."""
+    lock = json.loads((E2E_DIR / "package-lock.json").read_text())
+    wanted = lock["packages"]["node_modules/axe-core"]["version"]
+    installed = E2E_DIR / "node_modules" / "axe-core"
+    manifest = installed / "package.json"
+    if not manifest.exists() or json.loads(manifest.read_text())["version"] != wanted:
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("npm is needed to install axe-core for the browser tests", pytrace=False)
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
+            cwd=E2E_DIR,
+            check=True,
+        )
+    return (installed / "axe.min.js").read_text(encoding="utf-8")
+
+
+# ---------- Screenshots ----------
+
+
+@pytest.fixture(scope="session")
+def screenshots_dir() -> Path:
+    """This run's screenshots: the folder is emptied of older ones first."""
+    SCREENSHOTS_DIR.mkdir(parents=True, exist_ok=True)
+    for old in SCREENSHOTS_DIR.glob("*.png"):
+        old.unlink()
+    _took_screenshots.append(SCREENSHOTS_DIR)
+    return SCREENSHOTS_DIR
+
+
+# ---------- Data and signing in ----------
+
+
+_seed_rows: list[tuple[type, list]] = []
+
+
+@pytest.fixture
+def seeded(live_server, transactional_db) -> dict[str, Quiz]:
+    """The two real seed quizzes (8 questions each, English and Arabic), by slug.
+
+    `seed_quizzes` runs once; every later test re-inserts the same rows in four bulk inserts,
+    since each browser test starts from an emptied database and loaddata takes seconds.
+    """
+    if not _seed_rows:
+        call_command("seed_quizzes", verbosity=0)
+        _seed_rows.extend((model, list(model.objects.all())) for model in SEED_MODELS)
+    else:
+        for model, rows in _seed_rows:
+            model.objects.bulk_create(rows)
+    return {quiz.slug: quiz for quiz in Quiz.objects.select_related("guide")}
+
+
+@pytest.fixture
+def quiz(seeded) -> Quiz:
+    return seeded["activation-recomputation"]
+
+
+@pytest.fixture
+def learner(live_server, transactional_db):
+    return factories.make_user("amina")
+
+
+@pytest.fixture
+def signed_in(context: BrowserContext, live_server, learner):
+    """The browser context holds a session of `learner`, made without the sign-in form."""
+    client = Client()
+    client.force_login(learner)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
+    context.add_cookies(
+        [{"name": cookie.key, "value": cookie.value, "url": live_server.url, "httpOnly": True}]
+    )
+    return learner

@@ -1,0 +1,171 @@
+"""Helpers for the browser tests: axe, screenshots, page shape, and the quiz's answer key."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from quizzes.attempts import answer_record, attempt_start
+from quizzes.models import Attempt, Quiz
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+# axe's default rule set: WCAG 2.0/2.1/2.2 A and AA plus best practices (region, landmarks,
+# one h1, …). No rule is disabled. Only violations are asked for, which keeps runs fast.
+_RUN_AXE = """async () => {
+  const results = await axe.run(document, {resultTypes: ["violations"]});
+  return results.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => ({target: n.target.join(" "), summary: n.failureSummary})),
+  }));
+}"""
+
+
+def axe_violations(page: Page, axe_source: str) -> list[dict]:
+    """Run axe-core in the page as it is, Content-Security-Policy in force.
+
+    The source goes in through page.evaluate (the DevTools protocol), which no page CSP can
+    block; a <script> tag (page.add_script_tag) would be refused by script-src 'self', and
+    bypass_csp would audit a page that learners never see.
+    """
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        # A trailing expression, so that evaluate does not try to call or serialise axe.
+        page.evaluate(f"{axe_source}\n;true")
+    return page.evaluate(_RUN_AXE)
+
+
+def describe(violations: list[dict]) -> str:
+    lines = []
+    for violation in violations:
+        lines.append(f"{violation['id']} ({violation['impact']}): {violation['help']}")
+        for node in violation["nodes"][:8]:
+            summary = " ".join(node["summary"].split())
+            lines.append(f"    {node['target']}: {summary}")
+    return "\n".join(lines)
+
+
+def assert_accessible(page: Page, axe_source: str, where: str) -> None:
+    violations = axe_violations(page, axe_source)
+    assert not violations, f"axe-core violations on {where} ({page.url}):\n{describe(violations)}"
+
+
+def screenshot(page: Page, folder: Path, name: str) -> Path:
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True, animations="disabled")
+    return path
+
+
+def page_shape(page: Page) -> dict:
+    """What a whole page has and a bare fragment lacks."""
+    return page.evaluate(
+        """() => ({
+          lang: document.documentElement.lang,
+          dir: document.documentElement.dir,
+          headers: document.querySelectorAll("body > header.site-header").length,
+          mains: document.querySelectorAll("main#main").length,
+          footers: document.querySelectorAll("body > footer.site-footer").length,
+          h1s: document.querySelectorAll("h1").length,
+          quizAreas: document.querySelectorAll("#quiz-area").length,
+          skipLinks: document.querySelectorAll("a.skip-link").length,
+          stylesheets: document.styleSheets.length,
+        })"""
+    )
+
+
+def assert_whole_page(page: Page, lang: str = "en") -> None:
+    shape = page_shape(page)
+    expected = {"headers": 1, "mains": 1, "footers": 1, "h1s": 1, "skipLinks": 1}
+    assert {key: shape[key] for key in expected} == expected, f"not a whole page: {shape}"
+    assert shape["quizAreas"] <= 1, f"a page inside a page: {shape}"
+    assert shape["stylesheets"] >= 1, f"unstyled: {shape}"
+    assert shape["lang"] == lang
+    assert shape["dir"] == ("rtl" if lang == "ar" else "ltr")
+
+
+def mark_document(page: Page) -> None:
+    """Tag the current document; the tag survives htmx swaps but not a page load."""
+    page.evaluate("() => { window.__daleelDocument = 'still here'; }")
+
+
+def same_document(page: Page) -> bool:
+    return page.evaluate("() => window.__daleelDocument === 'still here'")
+
+
+def step_url(attempt: Attempt, number: int, lang: str = "en") -> str:
+    return f"/{lang}/attempts/{attempt.pk}/questions/{number}/"
+
+
+STEP_URL = re.compile(r"/attempts/\d+/questions/(\d+)/$")
+
+
+def step_number(page: Page) -> int:
+    match = STEP_URL.search(page.url)
+    assert match, f"not on a question step: {page.url}"
+    return int(match.group(1))
+
+
+@dataclass(frozen=True)
+class Key:
+    """One question of a quiz in one language: what the learner reads and which answer is right."""
+
+    prompt: str
+    right: str
+    wrong: str
+
+
+def answer_key(quiz: Quiz, lang: str) -> list[Key]:
+    keys = []
+    for question in quiz.questions.order_by("position").prefetch_related("choices"):
+        choices = list(question.choices.all())
+        right = next(c for c in choices if c.is_correct)
+        wrong = next(c for c in choices if not c.is_correct)
+        keys.append(
+            Key(
+                prompt=getattr(question, f"prompt_{lang}"),
+                right=getattr(right, f"text_{lang}"),
+                wrong=getattr(wrong, f"text_{lang}"),
+            )
+        )
+    return keys
+
+
+def answer_in_db(user, quiz: Quiz, count: int, *, wrong: frozenset[int] = frozenset()) -> Attempt:
+    """An attempt whose first `count` questions are answered (right, except the 1-based `wrong`)."""
+    attempt = attempt_start(user=user, quiz=quiz)
+    for number, question in enumerate(quiz.questions.order_by("position")[:count], start=1):
+        choice = question.choices.filter(is_correct=number not in wrong).first()
+        answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+    attempt.refresh_from_db()
+    return attempt
+
+
+# ---------- Driving the quiz through its own controls ----------
+
+
+def quiz_area(page: Page):
+    return page.locator("#quiz-area")
+
+
+def submit_button(page: Page):
+    return page.locator("#quiz-area form.question button[type=submit]")
+
+
+def next_control(page: Page):
+    """ "Next question" or, after the last question, "See results"."""
+    return page.locator("#quiz-area .step__actions a.button--primary")
+
+
+def expect_question(page: Page, key: Key) -> None:
+    expect(page.locator("#quiz-area form.question #question-heading")).to_have_text(key.prompt)
+
+
+def expect_feedback(page: Page, key: Key, *, right: bool) -> None:
+    expect(page.locator("#quiz-area .feedback")).to_be_visible()
+    expect(page.locator("#quiz-area .feedback")).to_have_class(
+        re.compile(r"feedback--right" if right else r"feedback--wrong")
+    )
+    expect(page.locator("#quiz-area .choice--correct .choice__text")).to_have_text(key.right)
