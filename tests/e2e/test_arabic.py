@@ -81,7 +81,7 @@ def test_the_whole_journey_in_arabic_right_to_left(page: Page, seeded, quiz):
     row = page.locator("section[aria-labelledby=attempts-heading] tbody tr")
     expect(row).to_have_count(1)
     expect(row).to_contain_text(quiz.title_ar)
-    expect(row).to_contain_text("7 / 8")
+    expect(row).to_contain_text("7 من 8")  # the score reads "7 of 8" in Arabic
     expect(row.locator(f"a[href$='/ar/attempts/{attempt.pk}/result/']")).to_be_visible()
 
 
