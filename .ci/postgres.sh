@@ -10,25 +10,34 @@ pg_bin() {
   dirname "$initdb"
 }
 
+# Run a PostgreSQL binary as the postgres user from a folder it may enter.
+_pg_as_postgres() {
+  (cd / && runuser -u postgres -- "$@")
+}
+
 pg_start() {
-  local port=${1:-54329} bin
-  bin=$(pg_bin) || return 1
+  local port=${1:-54329}
+  PG_BIN=$(pg_bin) || return 1
   PG_DIR=$(mktemp -d /tmp/daleel-pg.XXXXXX)
+  export PG_DIR PG_BIN
   chown postgres "$PG_DIR"
-  runuser -u postgres -- "$bin/initdb" -D "$PG_DIR/data" --auth=trust --encoding=UTF8 \
-    --locale=C.UTF-8 >/dev/null
-  runuser -u postgres -- "$bin/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
+  _pg_as_postgres "$PG_BIN/initdb" -D "$PG_DIR/data" --auth=trust --encoding=UTF8 \
+    --locale=C.UTF-8 >/dev/null || return 1
+  _pg_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $PG_DIR -c max_connections=200 -c fsync=off" \
-    start >/dev/null
-  runuser -u postgres -- "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -qc \
-    "CREATE ROLE daleel LOGIN CREATEDB; CREATE DATABASE daleel OWNER daleel;" >/dev/null
-  export PG_DIR PG_BIN=$bin
+    start >/dev/null || { cat "$PG_DIR/log" >&2; return 1; }
+  # Two -c: psql sends one string as one transaction, and CREATE DATABASE refuses that.
+  _pg_as_postgres "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -q -v ON_ERROR_STOP=1 \
+    -c "CREATE ROLE daleel LOGIN CREATEDB" -c "CREATE DATABASE daleel OWNER daleel" >/dev/null \
+    || return 1
   export DATABASE_URL="postgres://daleel@127.0.0.1:$port/daleel"
 }
 
 pg_stop() {
   [ -n "${PG_DIR:-}" ] || return 0
-  runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast stop >/dev/null 2>&1 || true
+  if [ -n "${PG_BIN:-}" ]; then
+    _pg_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast stop >/dev/null 2>&1 || true
+  fi
   rm -rf "$PG_DIR"
   unset PG_DIR DATABASE_URL
 }
