@@ -5,7 +5,7 @@ PORT ?= 8000
 # pyenv reads .python-version (3.12); elsewhere set PYTHON=python3.12.
 PYTHON ?= python3
 
-.PHONY: install run test test-e2e lint format messages migrations-check bench check-deploy
+.PHONY: install system-packages run test test-e2e lint format messages compile-messages migrations-check bench
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,12 +20,16 @@ run: install
 	$(PY) manage.py seed_quizzes
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-test: install
+# The suite includes browser tests: system packages first (Chromium etc., see the script).
+system-packages:
+	bash .ci/system-packages
+
+test: install system-packages
 	$(PY) -m pytest
 
 # Only the browser tests (Debian's chromium, see tests/e2e/conftest.py); screenshots land in
 # test-artifacts/screenshots/.
-test-e2e: install
+test-e2e: install system-packages
 	$(PY) -m pytest -m e2e
 
 lint: install
@@ -36,9 +40,14 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
+# Update locale/ar from the templates and code, then compile; translate what is new in
+# between (the tests fail on any untranslated or fuzzy entry, or a stale .mo).
 messages: install
 	$(PY) manage.py makemessages --locale ar --no-location --ignore=.venv --ignore=staticfiles --ignore=tests --ignore=bench --ignore=node_modules
-	$(PY) manage.py compilemessages --ignore=.venv
+	$(MAKE) compile-messages
+
+compile-messages: install
+	$(PY) manage.py compilemessages --locale ar --ignore=.venv
 
 migrations-check: install
 	$(PY) manage.py makemigrations --check --dry-run
