@@ -1,5 +1,6 @@
 # Throwaway PostgreSQL on 127.0.0.1 for tests and benchmarks; source this file, then
-#   pg_start PORT   -> exports DATABASE_URL for a fresh server with a CREATEDB role
+#   pg_start [PORT] -> exports DATABASE_URL for a fresh server with a CREATEDB role (on a free
+#                      port unless PORT is given)
 #   pg_stop         -> stops it and removes its folder
 # Debian's postgresql package provides the binaries; nothing runs on the default port.
 
@@ -15,8 +16,12 @@ _pg_as_postgres() {
   (cd / && runuser -u postgres -- "$@")
 }
 
+_free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 pg_start() {
-  local port=${1:-54329}
+  local port=${1:-$(_free_port)}
   PG_BIN=$(pg_bin) || return 1
   PG_DIR=$(mktemp -d /tmp/daleel-pg.XXXXXX)
   export PG_DIR PG_BIN
