@@ -65,7 +65,8 @@ class AttemptState:
 
 def attempt_state(attempt: Attempt) -> AttemptState:
     content = quiz_content(attempt.quiz)
-    answers = {answer.question_id: answer for answer in attempt.answers.all()}
+    # No ordering: the model's default would join the questions for nothing.
+    answers = {answer.question_id: answer for answer in attempt.answers.order_by()}
     for answer in answers.values():
         question = content.question(answer.question_id)
         if question is not None:
@@ -86,6 +87,7 @@ def attempt_start(*, user, quiz: Quiz) -> Attempt:
     """
     existing = Attempt.objects.in_progress().filter(user=user, quiz=quiz).first()
     if existing is not None:
+        existing.quiz = quiz  # the caller's instance: not loaded again
         return existing
     try:
         with transaction.atomic():

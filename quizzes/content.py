@@ -8,6 +8,8 @@ invalidation has to reach every process's cache.
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -54,9 +56,20 @@ def _cache_key(quiz: Quiz) -> str:
     return f"quiz-content:{quiz.pk}:{quiz.updated_at.timestamp()}"
 
 
+# Each process also keeps the last versions it read, in memory: a version never changes, so
+# this needs no invalidation either, and a step of an attempt costs no cache round trip and
+# no unpickling of every question and choice. Entries are shared, read-only, by all requests.
+_LOCAL_VERSIONS = 64
+_local: dict[str, tuple[float, list[Question]]] = {}
+_local_lock = threading.Lock()
+
+
 def quiz_content(quiz: Quiz) -> QuizContent:
     """The quiz's questions in order, each with its choices prefetched."""
     key = _cache_key(quiz)
+    entry = _local.get(key)
+    if entry is not None and entry[0] > time.monotonic():
+        return QuizContent(quiz=quiz, questions=entry[1])
     questions = cache.get(key)
     if questions is None:
         questions = list(
@@ -66,6 +79,10 @@ def quiz_content(quiz: Quiz) -> QuizContent:
         )
         cache.set(key, questions, CACHE_SECONDS)
     for question in questions:
-        # Share the caller's quiz instance instead of loading it again per question.
+        # Share a quiz instance instead of loading it again per question.
         question.quiz = quiz
+    with _local_lock:
+        while len(_local) >= _LOCAL_VERSIONS:
+            _local.pop(next(iter(_local)))  # the oldest read
+        _local[key] = (time.monotonic() + CACHE_SECONDS, questions)
     return QuizContent(quiz=quiz, questions=questions)
