@@ -11,16 +11,26 @@ from . import admin_views, exports
 from .models import Answer, Attempt, Choice, Guide, Question, Quiz, validate_choice_set
 
 
+# Rows for the translated text areas: enough to read a prompt or an explanation whole.
+TEXTAREA_ROWS = {"prompt": 3, "explanation": 5, "description": 3, "feedback": 2}
+
+
 class BilingualFieldsMixin:
-    """Mark each translated field with its language and direction, so Arabic is typed RTL."""
+    """Pair each translated field's languages side by side, Arabic typed right to left."""
+
+    class Media:
+        css = {"all": ["admin/daleel-admin.css"]}
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if field is not None:
-            if db_field.name.endswith("_ar"):
+            base, _sep, language = db_field.name.rpartition("_")
+            if language == "ar":
                 field.widget.attrs.update({"lang": "ar", "dir": "rtl"})
-            elif db_field.name.endswith("_en"):
+            elif language == "en":
                 field.widget.attrs.update({"lang": "en", "dir": "ltr"})
+            if language in {"ar", "en"} and base in TEXTAREA_ROWS:
+                field.widget.attrs["rows"] = TEXTAREA_ROWS[base]
         return field
 
 
