@@ -10,7 +10,6 @@ from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 from . import admin_views, exports
 from .models import Answer, Attempt, Choice, Guide, Question, Quiz, validate_choice_set
 
-
 # Rows for the translated text areas: enough to read a prompt or an explanation whole.
 TEXTAREA_ROWS = {"prompt": 3, "explanation": 5, "description": 3, "feedback": 2}
 
