@@ -59,6 +59,16 @@ class AttemptState:
     def answer_for(self, question: Question) -> Answer | None:
         return self.answers.get(question.pk)
 
+    def is_open(self, question: Question) -> bool:
+        """Whether the learner may see this step: answered already, or the one to answer now.
+
+        Questions open in order, so a later one is not reachable before the current one.
+        """
+        if question.pk in self.answers:
+            return True
+        current = self.current_question
+        return not self.attempt.is_finished and current is not None and current.pk == question.pk
+
     def review(self) -> list[tuple[Question, Answer | None]]:
         return [(question, self.answers.get(question.pk)) for question in self.content.questions]
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import F, FloatField
-from django.db.models.functions import Cast, NullIf
-
 from .models import Attempt, Quiz
 
 CHART_WIDTH = 420
@@ -25,10 +22,9 @@ class QuizSummary:
 
 def per_quiz(user) -> list[QuizSummary]:
     """Per quiz the learner finished: the best attempt (by percent), the latest, and a count."""
-    finished = Attempt.objects.finished().filter(user=user).select_related("quiz")
-    percent = Cast(F("score"), FloatField()) / NullIf(Cast(F("total"), FloatField()), 0.0)
+    best_first = Attempt.objects.filter(user=user).select_related("quiz").best_first()
     summaries: dict[int, QuizSummary] = {}
-    for attempt in finished.annotate(ratio=percent).order_by("quiz_id", "-ratio", "-finished_at"):
+    for attempt in best_first:
         summary = summaries.get(attempt.quiz_id)
         if summary is None:
             summaries[attempt.quiz_id] = QuizSummary(attempt.quiz, attempt, attempt, 1)

@@ -3,7 +3,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Count, F, FloatField, Max, Q
+from django.db.models.functions import Cast, NullIf
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -193,6 +194,20 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
 
     def finished(self) -> AttemptQuerySet:
         return self.filter(finished_at__isnull=False)
+
+    def best_first(self) -> AttemptQuerySet:
+        """Finished attempts, highest share correct first (ties: the most recent)."""
+        ratio = Cast(F("score"), FloatField()) / NullIf(Cast(F("total"), FloatField()), 0.0)
+        return self.finished().annotate(ratio=ratio).order_by("-ratio", "-finished_at")
+
+    def progress_by_quiz(self) -> dict[int, dict]:
+        """Per quiz id: attempts in progress, attempts finished, and the best score."""
+        rows = self.values("quiz").annotate(
+            in_progress=Count("pk", filter=Q(finished_at__isnull=True)),
+            finished=Count("pk", filter=Q(finished_at__isnull=False)),
+            best_score=Max("score", filter=Q(finished_at__isnull=False)),
+        )
+        return {row["quiz"]: row for row in rows}
 
 
 class Attempt(models.Model):

@@ -5,7 +5,7 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.db.models import Count, Max, Q
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -77,16 +77,7 @@ def catalog(request: HttpRequest) -> HttpResponse:
         .order_by("title")
     )
     if request.user.is_authenticated:
-        progress = {
-            row["quiz"]: row
-            for row in Attempt.objects.filter(user=request.user)
-            .values("quiz")
-            .annotate(
-                in_progress=Count("pk", filter=Q(finished_at__isnull=True)),
-                finished=Count("pk", filter=Q(finished_at__isnull=False)),
-                best_score=Max("score", filter=Q(finished_at__isnull=False)),
-            )
-        }
+        progress = Attempt.objects.filter(user=request.user).progress_by_quiz()
         for quiz in quizzes:
             quiz.progress = progress.get(quiz.pk)
     return render(request, "quizzes/catalog.html", {"quizzes": quizzes})
@@ -100,7 +91,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if request.user.is_authenticated:
         attempts = Attempt.objects.filter(user=request.user, quiz=quiz)
         in_progress = attempts.in_progress().first()
-        best = attempts.finished().order_by("-score", "-finished_at").first()
+        best = attempts.best_first().first()
     return render(
         request,
         "quizzes/detail.html",
@@ -129,9 +120,14 @@ def attempt_begin(request: HttpRequest, slug: str) -> HttpResponse:
 @learner_required
 def attempt_resume(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_for(request, pk)
+    return _where_it_stands(attempt_state(attempt))
+
+
+def _where_it_stands(state: AttemptState) -> HttpResponse:
+    """Send the learner to the attempt's result once finished, else to its current step."""
+    attempt = state.attempt
     if attempt.is_finished:
         return redirect("quizzes:result", pk=attempt.pk)
-    state = attempt_state(attempt)
     return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
 
 
@@ -172,14 +168,8 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
     attempt = _attempt_for(request, pk)
     state = attempt_state(attempt)
     question = state.content.at(number)
-    if question is None:
-        return redirect("quizzes:attempt", pk=attempt.pk)
-    if state.answer_for(question) is None:
-        if attempt.is_finished:
-            return redirect("quizzes:result", pk=attempt.pk)
-        if number != state.current_number:
-            # Questions open in order: a later one is not reachable before the current one.
-            return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
+    if question is None or not state.is_open(question):
+        return _where_it_stands(state)
 
     if request.method == "GET":
         return _render_step(request, state, number)
@@ -206,9 +196,9 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
 @learner_required
 def attempt_result(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_for(request, pk)
-    if not attempt.is_finished:
-        return redirect("quizzes:attempt", pk=attempt.pk)
     state = attempt_state(attempt)
+    if not attempt.is_finished:
+        return _where_it_stands(state)
     return render(
         request,
         "quizzes/result.html",
