@@ -2,10 +2,12 @@
 
 Everything runs on 127.0.0.1 and stops by itself: a throwaway PostgreSQL and Redis, the site
 under gunicorn (2 gthread workers, production settings, DEBUG off), and wrk as the load
-generator. Rounds of three timed phases, each a fixed number of seconds with a fixed number
+generator. Rounds of four timed phases, each a fixed number of seconds with a fixed number
 of connections (one learner per connection at a time):
 
   healthz   GET /healthz: no database, no session; the floor of a request through Django
+  signed-in GET /bench/signed-in (bench/urls.py, served only here): the session and the user
+            and nothing else; the floor of any request that knows its learner (not a target)
   question  GET a step of an attempt in progress, as htmx's Next asks for it (the fragment)
   answer    POST answers through attempts in order, as htmx sends the form, to the last
             answer, which finishes the attempt
@@ -257,6 +259,14 @@ class Bench:
         request = ("GET", "/healthz", dict(BROWSER_HEADERS), None, "ok")
         return self.wrk("healthz", [[request]] * self.connections, cycle=True, seconds=seconds)
 
+    def signed_in(self, seconds: int) -> dict:
+        requests = []
+        for learner in self.learners[: self.connections * 20]:
+            headers = learner.headers()
+            del headers["HX-Request"]
+            requests.append(("GET", "/bench/signed-in", headers, None, learner.username))
+        return self.wrk("signed-in", self._spread(requests), cycle=True, seconds=seconds)
+
     def question(self, seconds: int, *, page: bool = False) -> dict:
         attempts = self.fresh[: self.connections * 20]
         requests = []
@@ -429,7 +439,7 @@ def run(args: argparse.Namespace) -> int:
     load = os.getloadavg()[0]
     log(f"load average before the run: {load:.1f} on {os.cpu_count()} cores")
     began = time.monotonic()
-    phases = {name: Phase(name) for name in ("healthz", "question", "answer", "page")}
+    phases = {name: Phase(name) for name in ("healthz", "signed-in", "question", "answer", "page")}
     sizes: dict = {}
     with (
         tempfile.TemporaryDirectory(prefix="daleel-bench.") as folder,
@@ -442,6 +452,8 @@ def run(args: argparse.Namespace) -> int:
             redis_url,
             folder / "static",
             DALEEL_BENCH_COUNT_QUERIES="1",
+            # Production settings plus the signed-in floor's URL (bench/settings.py).
+            DJANGO_SETTINGS_MODULE="bench.settings",
         )
         services.prepare_site(env)
         log(f"PostgreSQL, Redis, collectstatic, migrate, seed: {time.monotonic() - began:.0f} s")
@@ -457,6 +469,7 @@ def run(args: argparse.Namespace) -> int:
             for round_number in range(1, args.rounds + 1):
                 log(f"round {round_number} of {args.rounds}")
                 phases["healthz"].add(bench.healthz(args.seconds))
+                phases["signed-in"].add(bench.signed_in(args.seconds))
                 question = bench.question(args.seconds)
                 phases["question"].add(question)
                 # Enough attempts that no connection runs out: an answer does all a question
@@ -593,12 +606,12 @@ def report(phases: dict[str, Phase], sizes: dict, failures: list[str]) -> int:
             f"{sizes.get('first_page_without_fonts', 0) / 1024:.1f} KB",
         ),
     ]
-    page = phases["page"]
+    page, floor = phases["page"], phases["signed-in"]
     print(
         "bench: server CPU per request (app + PostgreSQL + Redis): "
         + ", ".join(
             f"{phase.name} {phase.cpu_ms:.2f} ms"
-            for phase in (healthz, question, answer, page)
+            for phase in (healthz, floor, question, answer, page)
             if phase.requests
         )
         + (
@@ -608,6 +621,12 @@ def report(phases: dict[str, Phase], sizes: dict, failures: list[str]) -> int:
             else ""
         )
     )
+    if floor.rps and healthz.rps:
+        print(
+            f"bench: signed-in floor (session and user, no work of a view's own), not a target: "
+            f"{floor.rps:.0f} rps, {floor.rps / healthz.rps:.2f} of healthz; of the floor: "
+            f"question {question.rps / floor.rps:.2f}, answer {answer.rps / floor.rps:.2f}"
+        )
     print(
         f"bench: full question page (no htmx), not a target: {page.rps:.0f} rps, "
         f"{page.rps / healthz.rps if healthz.rps else 0:.2f} of healthz"

@@ -152,6 +152,24 @@ def test_healthz_touches_neither_database_nor_session(client):
     assert "Cookie" not in response.get("Vary", "")
 
 
+@pytest.mark.urls("bench.urls")
+def test_the_benchmarks_signed_in_floor_reads_the_user_and_nothing_else(client):
+    learner = make_user()
+    client.force_login(learner)
+    with counting() as count:
+        response = client.get("/bench/signed-in")
+    assert response.status_code == 200
+    assert response.content.decode() == learner.get_username()
+    assert len(count) == 1 and "auth_user" in count.statements[0], count
+    client.logout()
+    assert client.get("/bench/signed-in").status_code == 403
+
+
+def test_the_site_itself_has_no_benchmark_url(client):
+    client.force_login(make_user())
+    assert client.get("/bench/signed-in").status_code == 404
+
+
 def test_catalog_within_budget_whatever_the_history(worlds):
     def prepare(world):
         world.client.get("/en/")
