@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from . import admin_views, exports
+from .imports import PLACEHOLDER_GUIDE_SLUG
 from .models import Answer, Attempt, Choice, Guide, Question, Quiz, validate_choice_set
 
 # Rows for the translated text areas: enough to read a prompt or an explanation whole.
@@ -235,8 +236,25 @@ class GuideAdmin(BilingualFieldsMixin, TranslationAdmin):
     fields = ["slug", ("title_en", "title_ar"), "url"]
 
 
+class QuizForm(forms.ModelForm):
+    def clean(self) -> dict:
+        cleaned_data = super().clean()
+        guide = cleaned_data.get("guide")
+        if cleaned_data.get("is_published") and guide and guide.slug == PLACEHOLDER_GUIDE_SLUG:
+            # Learners would follow a link to the placeholder's address, which is no guide.
+            self.add_error(
+                "guide",
+                _(
+                    "Choose the guide this quiz belongs to before publishing it: this one only "
+                    "holds imported quizzes."
+                ),
+            )
+        return cleaned_data
+
+
 @admin.register(Quiz)
 class QuizAdmin(BilingualFieldsMixin, TranslationAdmin):
+    form = QuizForm
     list_display = ["title", "difficulty", "guide", "is_published", "question_count", "updated_at"]
     list_filter = ["difficulty", "is_published", "guide"]
     search_fields = ["title_en", "title_ar", "description_en", "description_ar", "slug"]
