@@ -16,7 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .coverage import translation_coverage
@@ -142,12 +142,19 @@ def _line(problem) -> int:
 def _report_import(request: HttpRequest, result) -> None:
     count = len(result.questions)
     if result.created:
-        message = _(
-            "Imported %(count)d question(s) into the new quiz “%(quiz)s”. It is unpublished: "
-            "review it, then publish it."
+        message = ngettext(
+            "Imported %(count)d question into the new quiz “%(quiz)s”. It is unpublished: "
+            "review it, then publish it.",
+            "Imported %(count)d questions into the new quiz “%(quiz)s”. It is unpublished: "
+            "review it, then publish it.",
+            count,
         )
     else:
-        message = _("Added %(count)d question(s) to the quiz “%(quiz)s”.")
+        message = ngettext(
+            "Added %(count)d question to the quiz “%(quiz)s”.",
+            "Added %(count)d questions to the quiz “%(quiz)s”.",
+            count,
+        )
     messages.success(request, message % {"count": count, "quiz": result.quiz})
     if result.placeholder_guide:
         messages.warning(

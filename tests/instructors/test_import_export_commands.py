@@ -267,7 +267,7 @@ def test_instructor_imports_a_file_from_the_admin(instructor_client):
     assert response.status_code == 302
     assert response["Location"] == f"/en/admin/quizzes/quiz/{quiz.pk}/change/"
     messages = [str(message) for message in get_messages(response.wsgi_request)]
-    assert any("Imported 5 question(s)" in message for message in messages)
+    assert any("Imported 5 questions into" in message for message in messages)
     assert any(message.startswith("Line 47: Essay") for message in messages)
     assert quiz.questions.count() == 5
 
@@ -279,6 +279,27 @@ def test_admin_import_into_an_existing_quiz(instructor_client, quiz):
 
     assert response.status_code == 302
     assert quiz.questions.count() == 4
+
+
+@pytest.mark.parametrize(
+    ("gift", "message"),
+    [
+        (b"One?{=yes ~no}", "أُضيف سؤال واحد إلى الاختبار"),
+        (b"One?{=yes ~no}\n\nTwo?{=yes ~no}", "أُضيف سؤالان إلى الاختبار"),
+        (b"\n\n".join(b"Q%d?{=yes ~no}" % n for n in range(3)), "أُضيفت 3 أسئلة إلى الاختبار"),
+        (b"\n\n".join(b"Q%d?{=yes ~no}" % n for n in range(11)), "أُضيف 11 سؤالًا إلى الاختبار"),
+    ],
+)
+def test_an_arabic_import_report_counts_its_questions_in_arabic_grammar(
+    instructor_client, quiz, gift, message
+):
+    response = instructor_client.post(
+        IMPORT_URL.replace("/en/", "/ar/"),
+        {"file": _upload("more.gift", gift), "quiz": str(quiz.pk)},
+        follow=True,
+    )
+
+    assert message in response.content.decode()
 
 
 def test_admin_shows_a_malformed_files_errors_with_line_numbers(instructor_client):
