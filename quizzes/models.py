@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Count, F, FloatField, Max, Q
+from django.db.models import Count, F, FloatField, OuterRef, Q, Subquery
 from django.db.models.functions import Cast, NullIf
 from django.urls import reverse
 from django.utils import timezone
@@ -201,11 +201,15 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         return self.finished().annotate(ratio=ratio).order_by("-ratio", "-finished_at")
 
     def progress_by_quiz(self) -> dict[int, dict]:
-        """Per quiz id: attempts in progress, attempts finished, and the best score."""
-        rows = self.values("quiz").annotate(
+        """For one learner's attempts, per quiz id: attempts in progress, attempts finished,
+        and the best attempt's score out of its own total (`best_score`, `best_total`), as
+        `best_first` ranks them."""
+        best = self.model.objects.filter(user=OuterRef("user"), quiz=OuterRef("quiz")).best_first()
+        rows = self.values("user", "quiz").annotate(
             in_progress=Count("pk", filter=Q(finished_at__isnull=True)),
             finished=Count("pk", filter=Q(finished_at__isnull=False)),
-            best_score=Max("score", filter=Q(finished_at__isnull=False)),
+            best_score=Subquery(best.values("score")[:1]),
+            best_total=Subquery(best.values("total")[:1]),
         )
         return {row["quiz"]: row for row in rows}
 

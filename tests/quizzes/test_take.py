@@ -8,7 +8,7 @@ from django.utils.html import escape
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Answer, Attempt, Question, Quiz
-from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
+from tests.factories import add_question, correct_choice, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
 
@@ -280,6 +280,25 @@ def test_the_catalog_shows_each_learners_own_state(learner, quiz):
     stranger.force_login(make_user())
     page = stranger.get("/en/").content.decode()
     assert "Not started" in page and "Best score" not in page
+
+
+def test_the_catalogs_best_score_is_out_of_the_questions_that_attempt_had(learner, quiz):
+    def finish(right: int) -> None:
+        attempt = attempt_start(user=learner, quiz=quiz)
+        for number, question in enumerate(quiz.questions.order_by("position"), 1):
+            pick = correct_choice(question) if number <= right else wrong_choice(question)
+            answer_record(attempt=attempt, question=question, choice_id=pick.pk)
+
+    finish(right=3)  # 3 / 3, then the instructor adds a question
+    add_question(quiz, 4)
+    quiz.refresh_from_db()  # the new version, as the next request reads it
+    finish(right=3)  # 3 / 4: the same score, a lower share
+    client = Client()
+    client.force_login(learner)
+
+    page = client.get("/en/").content.decode()
+
+    assert "Best score: 3 / 3" in page
 
 
 def test_a_choices_own_feedback_appears_only_once_that_choice_is_answered(learner_client, quiz):
