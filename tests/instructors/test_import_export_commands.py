@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from quizzes.imports import PLACEHOLDER_GUIDE_SLUG
 from quizzes.models import Choice, Guide, Question, Quiz
 from tests import factories
+from tests.admin_posts import question_rows, save_quiz
 
 from .conftest import DATA
 
@@ -367,32 +368,6 @@ def test_quiz_page_links_to_its_gift_export(instructor_client, quiz):
     assert "::Q3::" in response.content.decode()
 
 
-def _publish(client, quiz: Quiz, guide: Guide):
-    """Save the quiz's admin page with `guide` and published ticked, as an instructor does once
-    every question has its explanation."""
-    questions = list(quiz.questions.order_by("position"))
-    data = {
-        "title_en": quiz.title_en,
-        "slug": quiz.slug,
-        "difficulty": quiz.difficulty,
-        "guide": str(guide.pk),
-        "is_published": "on",
-        "questions-TOTAL_FORMS": str(len(questions)),
-        "questions-INITIAL_FORMS": str(len(questions)),
-        "questions-MIN_NUM_FORMS": "0",
-        "questions-MAX_NUM_FORMS": "1000",
-    }
-    for index, question in enumerate(questions):
-        data |= {
-            f"questions-{index}-id": str(question.pk),
-            f"questions-{index}-quiz": str(quiz.pk),
-            f"questions-{index}-position": str(question.position),
-            f"questions-{index}-prompt_en": question.prompt_en,
-            f"questions-{index}-explanation_en": question.explanation_en or "Because.",
-        }
-    return client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
-
-
 def test_an_imported_quiz_is_published_only_once_it_has_its_real_guide(instructor_client):
     instructor_client.post(
         IMPORT_URL,
@@ -401,14 +376,16 @@ def test_an_imported_quiz_is_published_only_once_it_has_its_real_guide(instructo
     quiz = Quiz.objects.get(slug="waves-and-sound")
     assert quiz.guide.slug == PLACEHOLDER_GUIDE_SLUG
 
-    refused = _publish(instructor_client, quiz, quiz.guide)
+    refused = save_quiz(instructor_client, quiz, question_rows(quiz))
 
     assert refused.status_code == 200
     assert "Choose the guide this quiz belongs to" in refused.content.decode()
     quiz.refresh_from_db()
     assert not quiz.is_published
 
-    published = _publish(instructor_client, quiz, factories.make_guide())
+    published = save_quiz(
+        instructor_client, quiz, question_rows(quiz), guide=factories.make_guide()
+    )
 
     assert published.status_code == 302
     quiz.refresh_from_db()

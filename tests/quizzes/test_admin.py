@@ -6,6 +6,7 @@ from django.core.management import call_command
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Choice, Question, Quiz
+from tests.admin_posts import inline
 from tests.factories import make_guide, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -15,19 +16,6 @@ pytestmark = pytest.mark.django_db
 def admin_client(client, instructor):
     client.force_login(instructor)
     return client
-
-
-def _inline(prefix: str, rows: list[dict], initial: int = 0) -> dict:
-    data = {
-        f"{prefix}-TOTAL_FORMS": str(len(rows)),
-        f"{prefix}-INITIAL_FORMS": str(initial),
-        f"{prefix}-MIN_NUM_FORMS": "0",
-        f"{prefix}-MAX_NUM_FORMS": "1000",
-    }
-    for index, row in enumerate(rows):
-        for key, value in row.items():
-            data[f"{prefix}-{index}-{key}"] = value
-    return data
 
 
 def _question_post(quiz, choices: list[tuple[int, bool]], position: int = 1) -> dict:
@@ -44,7 +32,7 @@ def _question_post(quiz, choices: list[tuple[int, bool]], position: int = 1) -> 
         | ({"is_correct": "on"} if correct else {})
         for i, (p, correct) in enumerate(choices, 1)
     ]
-    return data | _inline("choices", rows)
+    return data | inline("choices", rows)
 
 
 def test_instructors_group_holds_exactly_the_content_permissions():
@@ -114,7 +102,7 @@ def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
             "difficulty": "easy",
             "guide": str(guide.pk),
         }
-        | _inline(
+        | inline(
             "questions",
             [
                 {
@@ -145,7 +133,7 @@ def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
         "difficulty": "easy",
         "guide": str(guide.pk),
         "is_published": "on",
-    } | _inline(
+    } | inline(
         "questions",
         [
             {
@@ -185,35 +173,6 @@ def test_the_admin_stops_a_broken_question_with_a_clear_message(
     assert (Question.objects.count(), Choice.objects.count()) == before
 
 
-def test_the_admin_stops_duplicate_question_positions(admin_client, quiz):
-    rows = [
-        {
-            "id": str(q.pk),
-            "quiz": str(quiz.pk),
-            "position": "1",
-            "prompt_en": q.prompt_en,
-            "explanation_en": q.explanation_en,
-        }
-        for q in quiz.questions.order_by("position")
-    ]
-    data = {
-        "title_en": quiz.title_en,
-        "slug": quiz.slug,
-        "difficulty": quiz.difficulty,
-        "guide": str(quiz.guide_id),
-        "is_published": "on",
-    } | _inline("questions", rows, initial=len(rows))
-    response = admin_client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
-    assert response.status_code == 200
-    page = response.content.decode()
-    # Django's per-row check ("… already exists") or ours across the rows, whichever trips first.
-    assert (
-        "Two questions share a position" in page
-        or "Question with this Quiz and Position already exists" in page
-    )
-    assert sorted(quiz.questions.values_list("position", flat=True)) == [1, 2, 3]
-
-
 def test_the_admin_refuses_to_publish_a_quiz_with_an_incomplete_question(admin_client):
     guide = make_guide()
     data = {
@@ -222,7 +181,7 @@ def test_the_admin_refuses_to_publish_a_quiz_with_an_incomplete_question(admin_c
         "difficulty": "easy",
         "guide": str(guide.pk),
         "is_published": "on",
-    } | _inline(
+    } | inline(
         "questions", [{"position": "1", "prompt_en": "No choices yet?", "explanation_en": "x"}]
     )
     response = admin_client.post("/en/admin/quizzes/quiz/add/", data)

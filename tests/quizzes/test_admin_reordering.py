@@ -5,14 +5,12 @@ handling (quizzes/admin.py) every one of these edits would be refused, and movin
 correct mark could not be done at all: unticking first leaves a question without an answer.
 """
 
-import re
-
 import pytest
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Choice, Question
+from tests.admin_posts import choice_rows, page_errors, question_rows, save_question, save_quiz
 from tests.factories import add_question, correct_choice, make_user
-from tests.quizzes.test_admin import _inline
 
 pytestmark = pytest.mark.django_db
 
@@ -23,77 +21,14 @@ def admin_client(client, instructor):
     return client
 
 
-def _choice_rows(question, *, positions=None, correct=None, delete=()):
-    """The question's choices as its admin page posts them, with the given changes."""
-    rows = []
-    for choice in question.choices.order_by("position"):
-        row = {
-            "id": str(choice.pk),
-            "question": str(question.pk),
-            "position": str((positions or {}).get(choice.pk, choice.position)),
-            "text_en": choice.text_en,
-            "text_ar": choice.text_ar,
-        }
-        if (choice.pk == correct) if correct is not None else choice.is_correct:
-            row["is_correct"] = "on"
-        if choice.pk in delete:
-            row["DELETE"] = "on"
-        rows.append(row)
-    return rows
-
-
-def _save_question(client, question, rows, *, position=None):
-    data = {
-        "quiz": str(question.quiz_id),
-        "position": str(position or question.position),
-        "prompt_en": question.prompt_en,
-        "explanation_en": question.explanation_en,
-    } | _inline("choices", rows, initial=sum(1 for row in rows if "id" in row))
-    return client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
-
-
-def _question_rows(quiz, *, positions=None, delete=()):
-    rows = []
-    for question in quiz.questions.order_by("position"):
-        row = {
-            "id": str(question.pk),
-            "quiz": str(quiz.pk),
-            "position": str((positions or {}).get(question.pk, question.position)),
-            "prompt_en": question.prompt_en,
-            "explanation_en": question.explanation_en,
-        }
-        if question.pk in delete:
-            row["DELETE"] = "on"
-        rows.append(row)
-    return rows
-
-
-def _save_quiz(client, quiz, rows):
-    data = {
-        "title_en": quiz.title_en,
-        "slug": quiz.slug,
-        "difficulty": quiz.difficulty,
-        "guide": str(quiz.guide_id),
-        "is_published": "on",
-    } | _inline("questions", rows, initial=sum(1 for row in rows if "id" in row))
-    return client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
-
-
-def _page_errors(response) -> str:
-    """The error lists of a refused admin page, to say why a test's save did not go through."""
-    return " | ".join(
-        re.findall(r'<ul class="errorlist[^"]*">(.*?)</ul>', response.content.decode())
-    )
-
-
 def test_instructor_moves_the_correct_mark_to_another_choice_in_one_save(admin_client, quiz):
     question = quiz.questions.get(position=1)
     old = correct_choice(question)
     new = question.choices.exclude(pk=old.pk).order_by("position").first()
 
-    response = _save_question(admin_client, question, _choice_rows(question, correct=new.pk))
+    response = save_question(admin_client, question, choice_rows(question, correct=new.pk))
 
-    assert response.status_code == 302, _page_errors(response)
+    assert response.status_code == 302, page_errors(response)
     assert list(question.choices.filter(is_correct=True)) == [new]
 
 
@@ -105,9 +40,9 @@ def test_a_new_answer_key_counts_for_new_answers_and_not_for_old_ones(admin_clie
         attempt=attempt_start(user=learner, quiz=quiz), question=question, choice_id=old.pk
     )
 
-    response = _save_question(admin_client, question, _choice_rows(question, correct=new.pk))
+    response = save_question(admin_client, question, choice_rows(question, correct=new.pk))
 
-    assert response.status_code == 302, _page_errors(response)
+    assert response.status_code == 302, page_errors(response)
     before.answer.refresh_from_db()
     assert before.answer.is_correct and before.answer.correct_choice_id == old.pk
     after = answer_record(
@@ -120,11 +55,11 @@ def test_instructor_swaps_two_choices_in_one_save(admin_client, quiz):
     question = quiz.questions.get(position=1)
     first, second = question.choices.order_by("position")[:2]
 
-    response = _save_question(
-        admin_client, question, _choice_rows(question, positions={first.pk: 2, second.pk: 1})
+    response = save_question(
+        admin_client, question, choice_rows(question, positions={first.pk: 2, second.pk: 1})
     )
 
-    assert response.status_code == 302, _page_errors(response)
+    assert response.status_code == 302, page_errors(response)
     assert list(question.choices.order_by("position")[:2]) == [second, first]
     assert correct_choice(question) == first  # the mark travels with its choice
 
@@ -134,11 +69,11 @@ def test_instructor_swaps_two_questions_in_one_save_and_learners_see_the_new_ord
 ):
     first, second, third = quiz.questions.order_by("position")
 
-    response = _save_quiz(
-        admin_client, quiz, _question_rows(quiz, positions={first.pk: 2, second.pk: 1})
+    response = save_quiz(
+        admin_client, quiz, question_rows(quiz, positions={first.pk: 2, second.pk: 1})
     )
 
-    assert response.status_code == 302, _page_errors(response)
+    assert response.status_code == 302, page_errors(response)
     assert list(quiz.questions.order_by("position")) == [second, first, third]
     page = learner_client.get(f"/en/quizzes/{quiz.slug}/").content.decode()
     assert page.index(second.prompt_en) < page.index(first.prompt_en)
@@ -149,19 +84,19 @@ def test_instructor_rotates_every_question_and_gives_a_deleted_ones_place_to_ano
 ):
     first, second, third = quiz.questions.order_by("position")
     # Rotate: 1 → 3, 2 → 1, 3 → 2; then delete the new last one's neighbour and close the gap.
-    response = _save_quiz(
+    response = save_quiz(
         admin_client,
         quiz,
-        _question_rows(quiz, positions={first.pk: 3, second.pk: 1, third.pk: 2}),
+        question_rows(quiz, positions={first.pk: 3, second.pk: 1, third.pk: 2}),
     )
-    assert response.status_code == 302, _page_errors(response)
+    assert response.status_code == 302, page_errors(response)
     assert list(quiz.questions.order_by("position")) == [second, third, first]
 
-    response = _save_quiz(
-        admin_client, quiz, _question_rows(quiz, positions={first.pk: 2}, delete={third.pk})
+    response = save_quiz(
+        admin_client, quiz, question_rows(quiz, positions={first.pk: 2}, delete={third.pk})
     )
 
-    assert response.status_code == 302, _page_errors(response)
+    assert response.status_code == 302, page_errors(response)
     assert list(quiz.questions.order_by("position").values_list("pk", "position")) == [
         (second.pk, 1),
         (first.pk, 2),
@@ -171,7 +106,7 @@ def test_instructor_rotates_every_question_and_gives_a_deleted_ones_place_to_ano
 def test_two_questions_still_cannot_share_a_position(admin_client, quiz):
     first, second, _third = quiz.questions.order_by("position")
 
-    response = _save_quiz(admin_client, quiz, _question_rows(quiz, positions={first.pk: 2}))
+    response = save_quiz(admin_client, quiz, question_rows(quiz, positions={first.pk: 2}))
 
     assert response.status_code == 200
     assert "Two questions share a position" in response.content.decode()
@@ -180,10 +115,10 @@ def test_two_questions_still_cannot_share_a_position(admin_client, quiz):
 
 def test_two_correct_choices_are_still_refused(admin_client, quiz):
     question = quiz.questions.get(position=1)
-    rows = _choice_rows(question)
+    rows = choice_rows(question)
     rows[1]["is_correct"] = "on"
 
-    response = _save_question(admin_client, question, rows)
+    response = save_question(admin_client, question, rows)
 
     assert response.status_code == 200
     assert "Only one choice may be marked correct" in response.content.decode()
@@ -191,7 +126,7 @@ def test_two_correct_choices_are_still_refused(admin_client, quiz):
 
 
 def test_a_question_added_by_someone_else_meanwhile_is_not_overwritten(admin_client, quiz):
-    rows = _question_rows(quiz)  # the page as the instructor opened it
+    rows = question_rows(quiz)  # the page as the instructor opened it
     rows.append(
         {
             "quiz": str(quiz.pk),
@@ -202,7 +137,7 @@ def test_a_question_added_by_someone_else_meanwhile_is_not_overwritten(admin_cli
     )
     theirs = add_question(quiz, 4)  # another instructor saves a question 4 first
 
-    response = _save_quiz(admin_client, quiz, rows)
+    response = save_quiz(admin_client, quiz, rows)
 
     assert response.status_code == 200
     assert "Reload the page" in response.content.decode()
@@ -214,12 +149,12 @@ def test_a_choice_marked_correct_by_someone_else_meanwhile_is_not_doubled(admin_
     question = quiz.questions.get(position=1)
     old = correct_choice(question)
     new = question.choices.exclude(pk=old.pk).order_by("position").first()
-    rows = _choice_rows(question, correct=new.pk)
+    rows = choice_rows(question, correct=new.pk)
     # Meanwhile another instructor adds a fifth choice and makes it the right one.
     Choice.objects.filter(pk=old.pk).update(is_correct=False)
     Choice.objects.create(question=question, position=5, text_en="Theirs", is_correct=True)
 
-    response = _save_question(admin_client, question, rows)
+    response = save_question(admin_client, question, rows)
 
     assert response.status_code == 200
     assert "Reload the page" in response.content.decode()

@@ -1,0 +1,85 @@
+"""What the admin's change pages post, built from the rows as stored, for tests to alter."""
+
+from __future__ import annotations
+
+import re
+
+
+def inline(prefix: str, rows: list[dict], initial: int = 0) -> dict:
+    """An inline formset's management form and rows, as the admin page posts them."""
+    data = {
+        f"{prefix}-TOTAL_FORMS": str(len(rows)),
+        f"{prefix}-INITIAL_FORMS": str(initial),
+        f"{prefix}-MIN_NUM_FORMS": "0",
+        f"{prefix}-MAX_NUM_FORMS": "1000",
+    }
+    for index, row in enumerate(rows):
+        for key, value in row.items():
+            data[f"{prefix}-{index}-{key}"] = value
+    return data
+
+
+def _rows(objects, parent: str, fields: dict, *, positions=None, delete=()) -> list[dict]:
+    rows = []
+    for obj in objects.order_by("position"):
+        row = {"id": str(obj.pk), parent: str(getattr(obj, f"{parent}_id"))}
+        row["position"] = str((positions or {}).get(obj.pk, obj.position))
+        row |= {name: value(obj) for name, value in fields.items()}
+        if obj.pk in delete:
+            row["DELETE"] = "on"
+        rows.append(row)
+    return rows
+
+
+def question_rows(quiz, *, positions=None, delete=()) -> list[dict]:
+    """The quiz's questions with new `positions` ({pk: position}) and `delete`d pks. An empty
+    explanation is posted as "Because.": the page cannot be saved without one."""
+    fields = {
+        "prompt_en": lambda question: question.prompt_en,
+        "explanation_en": lambda question: question.explanation_en or "Because.",
+    }
+    return _rows(quiz.questions, "quiz", fields, positions=positions, delete=delete)
+
+
+def choice_rows(question, *, positions=None, correct=None, delete=()) -> list[dict]:
+    """The question's choices with new `positions`, the `correct` one's pk, `delete`d pks."""
+    fields = {"text_en": lambda choice: choice.text_en, "text_ar": lambda choice: choice.text_ar}
+    rows = _rows(question.choices, "question", fields, positions=positions, delete=delete)
+    for row in rows:
+        pk = int(row["id"])
+        is_correct = (
+            pk == correct if correct is not None else question.choices.get(pk=pk).is_correct
+        )
+        if is_correct:
+            row["is_correct"] = "on"
+    return rows
+
+
+def save_quiz(client, quiz, rows: list[dict], *, guide=None):
+    """Save the quiz's change page, published, with these question rows."""
+    data = {
+        "title_en": quiz.title_en,
+        "slug": quiz.slug,
+        "difficulty": quiz.difficulty,
+        "guide": str(guide.pk if guide else quiz.guide_id),
+        "is_published": "on",
+    } | inline("questions", rows, initial=sum(1 for row in rows if "id" in row))
+    return client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
+
+
+def save_question(client, question, rows: list[dict]):
+    """Save the question's change page with these choice rows."""
+    data = {
+        "quiz": str(question.quiz_id),
+        "position": str(question.position),
+        "prompt_en": question.prompt_en,
+        "explanation_en": question.explanation_en,
+    } | inline("choices", rows, initial=sum(1 for row in rows if "id" in row))
+    return client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
+
+
+def page_errors(response) -> str:
+    """The error lists of a refused admin page: why a test's save did not go through."""
+    return " | ".join(
+        re.findall(r'<ul class="errorlist[^"]*">(.*?)</ul>', response.content.decode())
+    )
