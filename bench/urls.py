@@ -9,13 +9,13 @@ step's own work. Only bench/settings.py routes here; the site has no such URL.
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from config.urls import handler400, handler403, handler404, handler500  # noqa: F401
 from config.urls import urlpatterns as site_urlpatterns
 
 
-@require_GET
+@require_safe
 def signed_in(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return HttpResponse("sign in first", content_type="text/plain", status=403)

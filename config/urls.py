@@ -1,9 +1,8 @@
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
-from django.views.i18n import set_language
 
-from quizzes.views import healthz
+from quizzes.views import healthz, set_language
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),

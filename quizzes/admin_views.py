@@ -17,7 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from .coverage import translation_coverage
 from .exports import attempts_csv_response, gift_download
@@ -164,7 +164,7 @@ def _report_import(request: HttpRequest, result) -> None:
         messages.warning(request, str(note))
 
 
-@require_GET
+@require_safe
 def item_analysis_view(request: HttpRequest, model_admin: QuizAdmin, object_id: str):
     quiz = _quiz_or_404(request, model_admin, object_id)
     _require_attempts_permission(request, model_admin, quiz)
@@ -184,7 +184,7 @@ def item_analysis_view(request: HttpRequest, model_admin: QuizAdmin, object_id: 
     )
 
 
-@require_GET
+@require_safe
 def translation_coverage_view(request: HttpRequest, model_admin: QuizAdmin) -> HttpResponse:
     if not model_admin.has_view_permission(request):
         raise PermissionDenied
@@ -209,7 +209,7 @@ def translation_coverage_view(request: HttpRequest, model_admin: QuizAdmin) -> H
     )
 
 
-@require_GET
+@require_safe
 def export_gift_view(request: HttpRequest, model_admin: QuizAdmin, object_id: str):
     quiz = _quiz_or_404(request, model_admin, object_id)
     if not model_admin.has_view_permission(request, quiz):
@@ -217,7 +217,7 @@ def export_gift_view(request: HttpRequest, model_admin: QuizAdmin, object_id: st
     return gift_download([quiz])
 
 
-@require_GET
+@require_safe
 def attempts_csv_view(request: HttpRequest, model_admin: QuizAdmin, object_id: str):
     quiz = _quiz_or_404(request, model_admin, object_id)
     _require_attempts_permission(request, model_admin, quiz)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from functools import wraps
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
@@ -9,10 +10,12 @@ from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
+from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from . import history as history_stats
@@ -63,12 +66,27 @@ def _attempt_for(request: HttpRequest, pk: int) -> Attempt:
     )
 
 
-@require_GET
+@require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
-@require_GET
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Django's set_language, reading `next` in the language of its own prefix.
+
+    Django finds `next` in the other language by resolving it in the active one, which on this
+    unprefixed URL comes from the cookie or the browser. When that is not the page's language
+    (an Arabic browser on an /en/ link) the path does not resolve and the switch leaves the
+    learner where they were.
+    """
+    next_url = request.POST.get("next", request.GET.get("next", ""))
+    page_language = translation.get_language_from_path(urlsplit(next_url).path)
+    if page_language:
+        translation.activate(page_language)
+    return django_set_language(request)
+
+
+@require_safe
 def catalog(request: HttpRequest) -> HttpResponse:
     quizzes = list(
         Quiz.objects.published()
@@ -83,7 +101,7 @@ def catalog(request: HttpRequest) -> HttpResponse:
     return render(request, "quizzes/catalog.html", {"quizzes": quizzes})
 
 
-@require_GET
+@require_safe
 def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = _published_quiz(slug)
     content = quiz_content(quiz)
@@ -116,7 +134,7 @@ def attempt_begin(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect(step_url)
 
 
-@require_GET
+@require_safe
 @learner_required
 def attempt_resume(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_for(request, pk)
@@ -160,7 +178,7 @@ def _render_step(
     return render(request, template, context, status=status)
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 @learner_required
 def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse:
@@ -171,7 +189,7 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
     if question is None or not state.is_open(question):
         return _where_it_stands(state)
 
-    if request.method == "GET":
+    if request.method != "POST":
         return _render_step(request, state, number)
 
     form = AnswerForm(request.POST)
@@ -192,7 +210,7 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
     return redirect("quizzes:question", pk=attempt.pk, number=number)
 
 
-@require_GET
+@require_safe
 @learner_required
 def attempt_result(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_for(request, pk)
@@ -206,7 +224,7 @@ def attempt_result(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 @learner_required
 def history(request: HttpRequest) -> HttpResponse:
     attempts = (

@@ -35,14 +35,17 @@ def translated_value(obj, field: str) -> tuple[str, str | None]:
 
 
 @register.simple_tag
-def tr(obj, field: str, paragraphs: bool = False) -> SafeString:
+def tr(obj, field: str, paragraphs: bool = False, plain: bool = False) -> SafeString | str:
     """Render a translated field; text shown in a fallback language carries its own lang/dir.
 
     `{% tr question "prompt" %}` on an Arabic page with no Arabic prompt gives
     `<span lang="en" dir="ltr">…English…</span>`, so screen readers switch voice and the
     bidirectional algorithm lays the English out left to right inside the RTL page.
+    `plain=True` gives the text alone, for places that hold no markup such as `<title>`.
     """
     value, fallback = translated_value(obj, field)
+    if plain:
+        return value  # escaped by the template, as any variable
     if paragraphs:
         body = mark_safe(linebreaks(value, autoescape=True))
         if fallback:

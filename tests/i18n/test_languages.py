@@ -80,6 +80,32 @@ def test_the_language_switch_keeps_the_learner_on_the_same_page(client, quiz):
     assert client.get("/")["Location"] == "/ar/"
 
 
+@pytest.mark.parametrize(("browser", "page", "switch_to"), [("ar", "en", "ar"), ("en", "ar", "en")])
+def test_the_language_switch_works_whatever_the_browsers_own_language(
+    quiz, browser, page, switch_to
+):
+    client = Client(HTTP_ACCEPT_LANGUAGE=browser)
+    response = client.post(
+        "/i18n/setlang/", {"language": switch_to, "next": f"/{page}/quizzes/{quiz.slug}/"}
+    )
+    assert response["Location"] == f"/{switch_to}/quizzes/{quiz.slug}/"
+
+
+def test_a_missing_arabic_title_shows_as_plain_text_in_the_tab(learner_client, learner):
+    quiz = make_quiz(questions=2, title_ar="")
+    attempt = attempt_start(user=learner, quiz=quiz)
+    pages = [
+        learner_client.get(f"/ar/quizzes/{quiz.slug}/"),
+        learner_client.get(f"/ar/attempts/{attempt.pk}/questions/1/"),
+        learner_client.get(f"/ar/attempts/{attempt.pk}/questions/1/", HTTP_HX_REQUEST="true"),
+    ]
+    for response in pages:
+        title = re.search(r"<title>(.*?)</title>", response.content.decode(), re.S)[1]
+        assert quiz.title_en in title and "<" not in title, title
+    # In the page itself the English title stays marked as English.
+    assert f'<span lang="en" dir="ltr">{quiz.title_en}</span>' in pages[0].content.decode()
+
+
 def test_a_missing_arabic_prompt_shows_in_english_marked_as_english(learner_client, learner):
     quiz = make_quiz(questions=2)
     question = quiz.questions.get(position=1)

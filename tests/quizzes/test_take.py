@@ -119,6 +119,16 @@ def test_a_history_restore_request_gets_the_whole_page(learner_client, quiz):
     assert "<html" in response.content.decode()
 
 
+def test_head_requests_are_answered_like_gets_and_record_nothing(learner_client, quiz):
+    attempt = start(learner_client, quiz)
+    pages = ["/healthz", "/en/", f"/en/quizzes/{quiz.slug}/", step_url(attempt, 1), "/en/attempts/"]
+    for url in pages:
+        response = learner_client.head(url)
+        assert response.status_code == 200, url
+        assert response.content == b"", url
+    assert not Answer.objects.exists()
+
+
 def test_an_unfinished_attempt_resumes_where_it_was_left_from_another_device(learner, quiz):
     laptop, phone = Client(), Client()
     laptop.force_login(learner)
