@@ -191,9 +191,7 @@ def translation_coverage_view(request: HttpRequest, model_admin: QuizAdmin) -> H
     quizzes = Quiz.objects.all()
     only = request.GET.get("quiz", "")
     if only:
-        if not only.isdigit():
-            raise Http404(_("No such quiz."))
-        quizzes = quizzes.filter(pk=int(only))
+        quizzes = quizzes.filter(pk=_quiz_or_404(request, model_admin, only).pk)
     coverage = translation_coverage(quizzes)
     return TemplateResponse(
         request,

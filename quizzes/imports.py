@@ -76,6 +76,7 @@ def quiz_import_gift(
     if quiz_slug:
         try:
             validate_slug(quiz_slug)
+            Quiz._meta.get_field("slug").run_validators(quiz_slug)  # its length
         except ValidationError as invalid:
             raise GiftImportError([Problem(0, " ".join(invalid.messages))], document) from None
 

@@ -190,6 +190,21 @@ def test_import_refuses_a_file_that_is_not_utf8(tmp_path):
         _import(path)
 
 
+def test_import_refuses_a_folder_with_a_message(tmp_path):
+    with pytest.raises(CommandError, match="Cannot read"):
+        _import(tmp_path)
+
+
+def test_import_refuses_a_quiz_slug_too_long_to_save_and_writes_nothing(tmp_path):
+    path = tmp_path / "one.gift"
+    path.write_text("One?{=yes ~no}", encoding="utf-8")
+    before = _counts()
+
+    with pytest.raises(CommandError, match="at most 100 characters"):
+        _import(path, "--quiz", "x" * 150)
+    assert _counts() == before
+
+
 # --- export_quiz and the round trip --------------------------------------------------------
 
 

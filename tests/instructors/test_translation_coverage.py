@@ -109,7 +109,11 @@ def test_coverage_of_one_quiz_from_its_page(instructor_client, partly_translated
 
     assert f"{URL}?quiz={translated.pk}".encode() in change_page.content
     assert [entry.quiz for entry in response.context["coverage"]] == [translated]
-    assert instructor_client.get(URL, {"quiz": "x"}).status_code == 404
+
+
+@pytest.mark.parametrize("junk", ["x", "²", "0", "-1", "99999999999999999999999"])
+def test_coverage_of_an_unknown_quiz_is_not_found(instructor_client, translated, junk):
+    assert instructor_client.get(URL, {"quiz": junk}).status_code == 404
 
 
 def test_quiz_list_links_to_the_coverage_page(instructor_client, translated):

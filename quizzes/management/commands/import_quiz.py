@@ -37,6 +37,8 @@ class Command(BaseCommand):
             text = file.read_text(encoding="utf-8-sig")
         except FileNotFoundError as error:
             raise CommandError(f"No such file: {file}") from error
+        except OSError as error:  # a folder, a file we may not read
+            raise CommandError(f"Cannot read {file}: {error.strerror}.") from error
         except UnicodeDecodeError as error:
             raise CommandError(f"{file} is not UTF-8 text: save it as UTF-8.") from error
         guide_obj = None
