@@ -347,6 +347,15 @@ class QuestionAdmin(BilingualFieldsMixin, TranslationAdmin):
     ordering = ["quiz", "position"]
     inlines = [ChoiceInline]
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is not None and "quiz" in form.base_fields:
+            # A question stays in its quiz: moved, it would take learners' answers and scores
+            # with it into another quiz. Disabled rather than read-only, so that the form still
+            # checks the position against the quiz's other questions.
+            form.base_fields["quiz"].disabled = True
+        return form
+
 
 class AnswerInline(admin.TabularInline):
     model = Answer

@@ -86,7 +86,11 @@ def attempt_state(attempt: Attempt) -> AttemptState:
             answer.correct_choice = (
                 content.choice(question, answer.correct_choice_id) or answer.correct_choice
             )
-    return AttemptState(attempt=attempt, content=content, answers=answers)
+    state = AttemptState(attempt=attempt, content=content, answers=answers)
+    if not attempt.is_finished and content.count and state.current_question is None:
+        # Every question left is answered: an instructor deleted the ones that were not.
+        _finish(attempt, state)
+    return state
 
 
 def attempt_start(*, user, quiz: Quiz) -> Attempt:

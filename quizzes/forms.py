@@ -20,7 +20,12 @@ class IdField(forms.IntegerField):
 
 
 class AnswerForm(forms.Form):
-    """The learner's pick for one question; whether it belongs to the question is the rules'."""
+    """The learner's pick for one question; whether it belongs to the question is the rules'.
+
+    `question` is the id of the question the learner saw. Steps are numbered by position, and
+    an instructor's edit can renumber them while a learner reads; the id keeps the answer with
+    its question. Absent (an older page), the step's number decides.
+    """
 
     choice = IdField(
         min_value=1,
@@ -32,3 +37,4 @@ class AnswerForm(forms.Form):
             "max_value": _("Choose one of the answers listed."),
         },
     )
+    question = IdField(min_value=1, max_value=MAX_ID, required=False)

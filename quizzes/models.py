@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Count, F, FloatField, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, F, FloatField, OuterRef, Q, Subquery
 from django.db.models.functions import Cast, NullIf
 from django.urls import reverse
 from django.utils import timezone
@@ -38,7 +38,10 @@ class Guide(models.Model):
 
 class QuizQuerySet(models.QuerySet["Quiz"]):
     def published(self) -> QuizQuerySet:
-        return self.filter(is_published=True)
+        """Quizzes learners see: published, with a question to take (an instructor may have
+        deleted the last one since publishing)."""
+        has_questions = Exists(Question.objects.filter(quiz=OuterRef("pk")))
+        return self.filter(has_questions, is_published=True)
 
 
 class QuizManager(models.Manager.from_queryset(QuizQuerySet)):  # type: ignore[misc]

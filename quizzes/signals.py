@@ -5,7 +5,7 @@ the quiz whenever any of its parts change makes every process, whatever its cach
 new content on its next request.
 """
 
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 from django.utils import timezone
 
@@ -16,10 +16,20 @@ def _touch_quizzes(**filters) -> None:
     Quiz.objects.filter(**filters).update(updated_at=timezone.now())
 
 
+@receiver(pre_save, sender=Question)
+def question_saving(sender, instance: Question, raw: bool = False, **kwargs) -> None:
+    # The admin never moves a question to another quiz, but code may: both quizzes change.
+    if not raw and instance.pk is not None:
+        instance._quiz_id_before = (
+            Question.objects.filter(pk=instance.pk).values_list("quiz_id", flat=True).first()
+        )
+
+
 @receiver([post_save, post_delete], sender=Question)
 def question_changed(sender, instance: Question, raw: bool = False, **kwargs) -> None:
     if not raw:
-        _touch_quizzes(pk=instance.quiz_id)
+        before = getattr(instance, "_quiz_id_before", None)
+        _touch_quizzes(pk__in={instance.quiz_id, before} - {None})
 
 
 @receiver([post_save, post_delete], sender=Choice)

@@ -138,14 +138,18 @@ def attempt_begin(request: HttpRequest, slug: str) -> HttpResponse:
 @learner_required
 def attempt_resume(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_for(request, pk)
-    return _where_it_stands(attempt_state(attempt))
+    return _where_it_stands(request, attempt_state(attempt))
 
 
-def _where_it_stands(state: AttemptState) -> HttpResponse:
+def _where_it_stands(request: HttpRequest, state: AttemptState) -> HttpResponse:
     """Send the learner to the attempt's result once finished, else to its current step."""
     attempt = state.attempt
     if attempt.is_finished:
         return redirect("quizzes:result", pk=attempt.pk)
+    if not state.content.count:
+        # An instructor removed every question; the attempt waits for new ones.
+        messages.info(request, _("This quiz has no questions at the moment; come back later."))
+        return redirect("quizzes:catalog")
     return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
 
 
@@ -186,13 +190,24 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
     attempt = _attempt_for(request, pk)
     state = attempt_state(attempt)
     question = state.content.at(number)
+    form = AnswerForm(request.POST) if request.method == "POST" else None
+    seen = form.cleaned_data["question"] if form is not None and form.is_valid() else None
+    if seen is not None and (question is None or seen != question.pk):
+        # An instructor's edit renumbered the steps since this page was shown: the answer
+        # goes to the question the learner saw, wherever it is now, if it is still theirs to
+        # answer (a question inserted before it comes first).
+        question = state.content.question(seen)
+        if question is None or not state.is_open(question):
+            messages.info(
+                request, _("This quiz changed while you were answering; here is where you are.")
+            )
+            return _where_it_stands(request, state)
+        number = state.content.number_of(question)
     if question is None or not state.is_open(question):
-        return _where_it_stands(state)
+        return _where_it_stands(request, state)
 
-    if request.method != "POST":
+    if form is None:
         return _render_step(request, state, number)
-
-    form = AnswerForm(request.POST)
     if not form.is_valid():
         return _render_step(request, state, number, form=form, status=422)
     try:
@@ -205,9 +220,11 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
         messages.info(
             request, _("You had already answered this question; your first answer counts.")
         )
+    step_url = reverse("quizzes:question", args=[attempt.pk, number])
     if request.htmx:
-        return _render_step(request, outcome.state, number)
-    return redirect("quizzes:question", pk=attempt.pk, number=number)
+        response = _render_step(request, outcome.state, number)
+        return push_url(response, step_url) if step_url != request.path else response
+    return redirect(step_url)
 
 
 @require_safe
@@ -216,7 +233,7 @@ def attempt_result(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_for(request, pk)
     state = attempt_state(attempt)
     if not attempt.is_finished:
-        return _where_it_stands(state)
+        return _where_it_stands(request, state)
     return render(
         request,
         "quizzes/result.html",
