@@ -281,7 +281,13 @@ class QuizAdmin(BilingualFieldsMixin, TranslationAdmin):
         """Learners' attempts and answers: item analysis and the CSV export need both."""
         return request.user.has_perms(["quizzes.view_attempt", "quizzes.view_answer"])
 
-    @admin.action(description=_("Export selected quizzes as GIFT"), permissions=["view"])
+    def has_view_content_permission(self, request) -> bool:
+        """Questions and choices, the answer key with them: a GIFT export holds all of it."""
+        return request.user.has_perms(
+            ["quizzes.view_quiz", "quizzes.view_question", "quizzes.view_choice"]
+        )
+
+    @admin.action(description=_("Export selected quizzes as GIFT"), permissions=["view_content"])
     def export_gift(self, request, queryset):
         return exports.gift_download(queryset.order_by("slug"))
 

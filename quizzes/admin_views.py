@@ -186,7 +186,7 @@ def item_analysis_view(request: HttpRequest, model_admin: QuizAdmin, object_id: 
 
 @require_safe
 def translation_coverage_view(request: HttpRequest, model_admin: QuizAdmin) -> HttpResponse:
-    if not model_admin.has_view_permission(request):
+    if not model_admin.has_view_content_permission(request):
         raise PermissionDenied
     quizzes = Quiz.objects.all()
     only = request.GET.get("quiz", "")
@@ -210,7 +210,7 @@ def translation_coverage_view(request: HttpRequest, model_admin: QuizAdmin) -> H
 @require_safe
 def export_gift_view(request: HttpRequest, model_admin: QuizAdmin, object_id: str):
     quiz = _quiz_or_404(request, model_admin, object_id)
-    if not model_admin.has_view_permission(request, quiz):
+    if not model_admin.has_view_content_permission(request):
         raise PermissionDenied
     return gift_download([quiz])
 

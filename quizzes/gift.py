@@ -622,7 +622,9 @@ def _category_name(value: Bilingual) -> str:
         name = f"{{mlang en}}{value.en}{{mlang}}{{mlang ar}}{value.ar}{{mlang}}"
     else:
         name = value.en
-    return name.replace("/", "//")
+    # Backslashes as GIFT escapes them (a title "C:\new" is not a line break); `//` as
+    # Moodle's category paths escape a slash inside a name.
+    return name.replace("\\", "\\\\").replace("/", "//")
 
 
 def write_gift(

@@ -373,3 +373,15 @@ def test_any_questions_written_read_back_unchanged(questions):
     assert [(q.prompt, q.explanation, _choices(q)) for q in document.questions] == [
         (q.prompt, q.explanation, _choices(q)) for q in questions
     ]
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        Bilingual("C:\\new things", "عنوان"),
+        Bilingual("Paths a/b and c\\d", ""),
+        Bilingual("Trailing backslash \\", "شرطة مائلة \\"),
+    ],
+)
+def test_a_quiz_title_with_backslashes_and_slashes_comes_back_whole(title):
+    assert parse_gift(write_gift([], title=title)).title == title

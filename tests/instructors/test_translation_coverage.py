@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 
 from quizzes.coverage import translation_coverage
@@ -130,3 +131,17 @@ def test_coverage_page_is_refused_to_anyone_but_staff_with_quiz_permissions(
     assert "/admin/login/" in anonymous["Location"]
     assert "/admin/login/" in learner["Location"]
     assert bare_staff_client.get(URL).status_code == 403
+
+
+def test_coverage_and_gift_export_need_the_questions_and_choices_not_only_the_quiz(
+    bare_staff, bare_staff_client, partly_translated
+):
+    export = f"/en/admin/quizzes/quiz/{partly_translated.pk}/export.gift.txt"
+    bare_staff.user_permissions.add(Permission.objects.get(codename="view_quiz"))
+    # Both show the questions, and the export every answer key.
+    assert bare_staff_client.get(URL).status_code == 403
+    assert bare_staff_client.get(export).status_code == 403
+    for codename in ("view_question", "view_choice"):
+        bare_staff.user_permissions.add(Permission.objects.get(codename=codename))
+    assert bare_staff_client.get(URL).status_code == 200
+    assert bare_staff_client.get(export).status_code == 200
