@@ -1,6 +1,11 @@
+from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import get_lockout_response
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.signals import user_login_failed
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
@@ -32,3 +37,30 @@ def signup(request: HttpRequest) -> HttpResponse:
         {"form": form, "next": _safe_next(request) or ""},
         status=400 if form.errors else 200,
     )
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's password change, where a wrong current password counts as a failed sign-in.
+
+    Otherwise anyone at a computer left signed in could try passwords here without limit.
+    Counted by django-axes, these guesses lock the account out at this address as guesses at
+    the sign-in form do, and a locked-out account cannot try again here either.
+    """
+
+    template_name = "accounts/password_change.html"
+    success_url = reverse_lazy("accounts:password_change_done")
+
+    def _credentials(self) -> dict:
+        return {"username": self.request.user.get_username()}
+
+    def post(self, request, *args, **kwargs):
+        if AxesProxyHandler.is_locked(request, self._credentials()):
+            return get_lockout_response(request, credentials=self._credentials())
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        if form.has_error("old_password", "password_incorrect"):
+            user_login_failed.send(
+                sender=type(self), credentials=self._credentials(), request=self.request
+            )
+        return super().form_invalid(form)

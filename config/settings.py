@@ -65,6 +65,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Early, so that even a response made by a middleware below (a 400 for a host that is not
+    # allowed) carries the CSP and may not be framed.
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -74,9 +78,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.private_when_signed_in",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, so that it sees failed sign-ins after every other middleware ran.
     "axes.middleware.AxesMiddleware",
@@ -228,6 +231,15 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Proxies in front of the app servers (a load balancer is one): every request then comes from
+# a proxy's address, and sign-in lockouts must count the learner's address instead, which the
+# proxies pass on in X-Forwarded-For (accounts/client_ip.py).
+TRUSTED_PROXY_COUNT = env_int(
+    "TRUSTED_PROXY_COUNT", 1 if env_bool("BEHIND_TLS_PROXY", False) else 0
+)
+if TRUSTED_PROXY_COUNT:
+    AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
 
 LOGGING = {
     "version": 1,

@@ -11,7 +11,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import translation
-from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -30,15 +29,14 @@ TAKE_TEMPLATE = "quizzes/take.html"
 def learner_required(view):
     """Like login_required, but an htmx request is sent to sign in as a whole page.
 
-    A learner's pages are theirs alone: shared caches must not keep them.
+    (Responses to signed-in learners are kept out of shared caches by
+    accounts.middleware.private_when_signed_in.)
     """
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs):
         if request.user.is_authenticated:
-            response = view(request, *args, **kwargs)
-            patch_cache_control(response, private=True)
-            return response
+            return view(request, *args, **kwargs)
         if request.htmx:
             next_url = request.htmx.current_url_abs_path or request.get_full_path()
             login = redirect_to_login(next_url)

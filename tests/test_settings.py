@@ -38,3 +38,11 @@ def test_production_settings_pass_the_deploy_checklist():
         ALLOWED_HOSTS="quiz.example.org",
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_behind_a_proxy_sign_in_lockouts_count_the_address_the_proxy_passes_on():
+    show = "from django.conf import settings; print(settings.AXES_CLIENT_IP_CALLABLE)"
+    behind = _run_manage("shell", "--no-imports", "-c", show, BEHIND_TLS_PROXY="true")
+    direct = _run_manage("shell", "--no-imports", "-c", show)
+    assert behind.stdout.strip() == "accounts.client_ip.client_ip", behind.stderr
+    assert direct.stdout.strip() == "None", direct.stderr

@@ -105,3 +105,53 @@ def test_repeated_failed_sign_ins_lock_out_that_username_from_that_address(setti
     elsewhere = Client(REMOTE_ADDR="198.51.100.7")
     response = elsewhere.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD})
     assert response.status_code == 302
+
+
+def test_behind_a_load_balancer_a_lockout_is_for_the_learners_address_not_the_balancers(
+    settings,
+):
+    settings.TRUSTED_PROXY_COUNT = 1
+    settings.AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
+    make_user("zaid")
+    balancer = "10.0.0.1"  # every request reaches the app from here
+    # The attacker also forges an X-Forwarded-For of its own: the balancer appends the real one.
+    attacker = Client(REMOTE_ADDR=balancer, HTTP_X_FORWARDED_FOR="198.51.100.7, 203.0.113.9")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        attacker.post("/en/accounts/login/", {"username": "zaid", "password": "wrong"})
+    assert (
+        attacker.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD}).status_code
+        == 429
+    )
+
+    learner = Client(REMOTE_ADDR=balancer, HTTP_X_FORWARDED_FOR="198.51.100.7")
+    response = learner.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD})
+    assert response.status_code == 302
+
+
+def test_guessing_the_current_password_on_the_change_form_locks_out_like_sign_in(settings):
+    user = make_user("huda")
+    client = Client(REMOTE_ADDR="203.0.113.9")
+    client.force_login(user)
+    for attempt in range(1, settings.AXES_FAILURE_LIMIT + 1):
+        response = client.post(
+            "/en/accounts/password/",
+            {
+                "old_password": f"guess-{attempt}",
+                "new_password1": NEW_PASSWORD,
+                "new_password2": NEW_PASSWORD,
+            },
+        )
+        # Told the password is wrong, until the guess that reaches the limit locks out.
+        assert response.status_code == (429 if attempt == settings.AXES_FAILURE_LIMIT else 200)
+
+    # Now even the right password is refused here, and at the sign-in form from this address.
+    response = client.post(
+        "/en/accounts/password/",
+        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert response.status_code == 429
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD)
+    other = Client(REMOTE_ADDR="203.0.113.9")
+    response = other.post("/en/accounts/login/", {"username": "huda", "password": PASSWORD})
+    assert response.status_code == 429

@@ -124,6 +124,17 @@ def test_healthz_answers_ok_without_a_session_or_the_database(django_assert_num_
 
 
 def test_a_learners_pages_are_never_kept_by_shared_caches(learner_client, pages):
-    for url in pages:
-        if "/attempts/" in url:
-            assert "private" in learner_client.get(url)["Cache-Control"]
+    # Every one: even the catalog shows the learner's name and progress.
+    for url in pages + ["/en/accounts/password/done/"]:
+        assert "private" in learner_client.get(url).get("Cache-Control", ""), url
+
+
+def test_the_catalog_of_a_visitor_who_is_not_signed_in_may_be_cached(client):
+    assert "private" not in client.get("/en/").get("Cache-Control", "")
+
+
+def test_a_request_for_a_host_that_is_not_allowed_gets_the_strict_headers_too(client, settings):
+    settings.DEBUG = False
+    response = client.get("/en/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    _check(response)
