@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -214,7 +215,9 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
         )
     except AttemptError as error:
         return _render_step(request, state, number, error=error.message, status=409)
-    if not outcome.created:
+    if not outcome.created and outcome.answer.choice_id != form.cleaned_data["choice"]:
+        # A different pick (a second tab, the back button). The same pick again is a double
+        # click, and the feedback says all there is to say.
         messages.info(
             request, _("You had already answered this question; your first answer counts.")
         )
@@ -257,21 +260,36 @@ def history(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _error_page(request: HttpRequest, template: str, status: int, context=None) -> HttpResponse:
+    """Our error page; to an htmx request, an order to reload the page it was sent from.
+
+    htmx swaps error responses into the target too, and a whole error page inside the quiz
+    card helps nobody. Reloaded, the page shows where things stand (a step, a sign-in form)
+    with a fresh CSRF token; the failed request changed nothing.
+    """
+    if getattr(request, "htmx", False):
+        response = HttpResponse(status=status, headers={"HX-Refresh": "true"})
+    else:
+        response = render(request, template, context, status=status)
+    patch_vary_headers(response, ["HX-Request"])
+    return response
+
+
 def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
-    return render(request, "errors/400.html", status=400)
+    return _error_page(request, "errors/400.html", 400)
 
 
 def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
-    return render(request, "errors/403.html", status=403)
+    return _error_page(request, "errors/403.html", 403)
 
 
 def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
-    return render(request, "errors/404.html", status=404)
+    return _error_page(request, "errors/404.html", 404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    return render(request, "errors/500.html", status=500)
+    return _error_page(request, "errors/500.html", 500)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
-    return render(request, "errors/403.html", {"csrf": True}, status=403)
+    return _error_page(request, "errors/403.html", 403, {"csrf": True})

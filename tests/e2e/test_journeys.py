@@ -217,3 +217,40 @@ def test_a_learner_signs_out_and_in_again_and_finds_the_attempt(page: Page, seed
     page.get_by_role("button", name="Sign in").click()
     expect(page).to_have_url(re.compile(r"/en/attempts/$"))
     expect(page.locator("tbody tr", has_text=quiz.title_en)).to_contain_text("In progress")
+
+
+def test_a_double_click_on_submit_sends_one_answer(page: Page, signed_in, quiz):
+    key = support.answer_key(quiz, "en")
+    _start(page, quiz)
+    expect_question(page, key[0])
+    posts: list[str] = []
+    page.on(
+        "request", lambda request: posts.append(request.url) if request.method == "POST" else None
+    )
+
+    page.get_by_role("radio", name=key[0].right).check()
+    support.submit_button(page).dblclick()
+
+    expect_feedback(page, key[0], right=True)
+    page.wait_for_load_state("networkidle")
+    assert len(posts) == 1, posts
+    expect(page.get_by_text("You had already answered")).to_have_count(0)
+
+
+def test_a_form_that_expired_in_another_tab_reloads_the_step_instead_of_nesting_a_page(
+    page: Page, signed_in, quiz
+):
+    key = support.answer_key(quiz, "en")
+    _start(page, quiz)
+    expect_question(page, key[0])
+    # Signing out and in elsewhere gives the browser a new CSRF token; this page has the old.
+    token = next(c for c in page.context.cookies() if c["name"] == "csrftoken")
+    page.context.add_cookies([{**token, "value": "x" * 32}])
+
+    page.get_by_role("radio", name=key[0].right).check()
+    support.submit_button(page).click()
+
+    # The page reloads, whole, on the same step: nothing was recorded, the learner answers again.
+    expect_question(page, key[0])
+    assert_whole_page(page)
+    assert not Attempt.objects.get().answers.exists()

@@ -168,6 +168,33 @@ def test_an_answered_question_shows_its_recorded_outcome_on_a_resubmit(learner_c
     assert answer.choice_id == wrong_choice(question).pk and not answer.is_correct
 
 
+def test_the_same_answer_sent_twice_counts_once_without_a_warning(learner_client, quiz):
+    attempt = start(learner_client, quiz)
+    question = quiz.questions.get(position=1)
+    pick = {"choice": correct_choice(question).pk}
+    learner_client.post(step_url(attempt, 1), pick, **HX)
+
+    response = learner_client.post(step_url(attempt, 1), pick, **HX)  # a double click
+
+    assert "Correct." in response.content.decode()
+    assert "already answered" not in response.content.decode()
+    assert Answer.objects.count() == 1
+
+
+def test_an_error_during_an_htmx_request_reloads_the_page_instead_of_swapping_it_in(
+    learner_client, other_learner, quiz
+):
+    theirs = attempt_start(user=other_learner, quiz=quiz)
+
+    response = learner_client.get(step_url(theirs, 1), **HX)
+
+    assert response.status_code == 404
+    assert response["HX-Refresh"] == "true" and response.content == b""
+    assert "HX-Request" in response["Vary"]
+    plain = learner_client.get(step_url(theirs, 1))
+    assert plain.status_code == 404 and "<html" in plain.content.decode()
+
+
 @pytest.mark.parametrize(
     "bad_choice", ["", "abc", "-1", "0", "1.5", "9" * 40, "1; DROP TABLE", "١"]
 )
