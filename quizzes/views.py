@@ -39,7 +39,12 @@ def learner_required(view):
         if request.user.is_authenticated:
             return view(request, *args, **kwargs)
         if request.htmx:
-            next_url = request.htmx.current_url_abs_path or request.get_full_path()
+            # Back after signing in to the step asked for (Next's address is a whole page too);
+            # a form sent is not replayed, so after a POST back to the page it was sent from.
+            if request.method == "POST":
+                next_url = request.htmx.current_url_abs_path or request.get_full_path()
+            else:
+                next_url = request.get_full_path()
             login = redirect_to_login(next_url)
             return HttpResponseClientRedirect(login["Location"])
         return redirect_to_login(request.get_full_path())

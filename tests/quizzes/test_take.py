@@ -269,10 +269,23 @@ def test_anonymous_visitors_browse_but_must_sign_in_to_start(client, quiz):
     assert response.status_code == 302
     assert response["Location"].startswith("/en/accounts/login/?next=")
     response = client.post(
-        f"/en/quizzes/{quiz.slug}/start/", HTTP_HX_CURRENT_URL=f"/en/quizzes/{quiz.slug}/", **HX
+        f"/en/quizzes/{quiz.slug}/start/",
+        HTTP_HX_CURRENT_URL=f"http://testserver/en/quizzes/{quiz.slug}/",
+        **HX,
     )
-    assert response["HX-Redirect"].startswith("/en/accounts/login/?next=")
+    assert response["HX-Redirect"] == f"/en/accounts/login/?next=/en/quizzes/{quiz.slug}/"
     assert not Attempt.objects.exists()
+
+
+def test_a_learner_whose_session_ended_signs_in_again_to_the_step_they_asked_for(
+    client, learner, quiz
+):
+    attempt = attempt_start(user=learner, quiz=quiz)
+    # Signed out elsewhere, the learner presses Next on question 1's feedback.
+    response = client.get(
+        step_url(attempt, 2), HTTP_HX_CURRENT_URL="http://testserver" + step_url(attempt, 1), **HX
+    )
+    assert response["HX-Redirect"] == f"/en/accounts/login/?next={step_url(attempt, 2)}"
 
 
 def test_nothing_before_an_answer_reveals_the_correct_choice_or_the_explanation(
