@@ -64,3 +64,12 @@ class PasswordChangeView(auth_views.PasswordChangeView):
                 sender=type(self), credentials=self._credentials(), request=self.request
             )
         return super().form_invalid(form)
+
+
+class LogoutView(auth_views.LogoutView):
+    """Sign-out is a POST; a GET (a typed or bookmarked address) asks to confirm with one."""
+
+    http_method_names = ["get", "post", "options"]
+
+    def get(self, request, *args, **kwargs):
+        return render(request, "accounts/logout.html")
