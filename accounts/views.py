@@ -69,7 +69,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 class LogoutView(auth_views.LogoutView):
     """Sign-out is a POST; a GET (a typed or bookmarked address) asks to confirm with one."""
 
-    http_method_names = ["get", "post", "options"]
+    http_method_names = ["get", "head", "post", "options"]
 
     def get(self, request, *args, **kwargs):
         return render(request, "accounts/logout.html")

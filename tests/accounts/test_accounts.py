@@ -74,6 +74,7 @@ def test_signing_in_starts_a_new_session_and_signing_out_ends_it(client):
     # Visiting the sign-out address asks to confirm with a button: sign-out is a POST.
     page = client.get("/en/accounts/logout/")
     assert page.status_code == 200 and 'action="/en/accounts/logout/"' in page.content.decode()
+    assert client.head("/en/accounts/logout/").status_code == 200
     assert Session.objects.filter(session_key=session_key).exists()
     client.post("/en/accounts/logout/")
     assert not Session.objects.filter(session_key=session_key).exists()
