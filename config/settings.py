@@ -65,11 +65,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Early, so that even a response made by a middleware below (a 400 for a host that is not
-    # allowed) carries the CSP and may not be framed.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Above the rest, so that even a response made by a middleware below (a 400 for a host
+    # that is not allowed) carries the CSP and may not be framed; static files need neither.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After sessions (it may read the language a learner chose) and before CommonMiddleware
