@@ -46,7 +46,12 @@ def test_sign_up_never_redirects_off_site(client):
 
 @pytest.mark.parametrize(
     ("password", "message"),
-    [("short", "too short"), ("password123", "too common"), ("12345678901", "entirely numeric")],
+    [
+        ("short", "too short"),
+        ("password123", "too common"),
+        ("12345678901", "entirely numeric"),
+        (" " * 12, "cannot be only spaces"),
+    ],
 )
 def test_weak_passwords_are_refused_with_an_error_summary(client, password, message):
     response = client.post(
