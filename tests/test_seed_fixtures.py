@@ -14,7 +14,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 # The answer key, worked out from the material itself (position of the correct choice).
 KEY = {
-    "zero-sharded-optimizers": [1, 2, 3, 4, 1, 2, 3, 4],
+    "zero-sharded-optimizers": [3, 1, 2, 4, 4, 1, 3, 2],
     "activation-recomputation": [2, 4, 1, 3, 4, 2, 3, 1],
 }
 DIFFICULTY = {"zero-sharded-optimizers": "hard", "activation-recomputation": "medium"}
