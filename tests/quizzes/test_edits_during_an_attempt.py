@@ -70,13 +70,20 @@ def test_a_published_quiz_without_questions_is_not_offered(learner_client):
     assert Quiz.objects.published().filter(pk=empty.pk).count() == 0
 
 
-def test_an_answer_goes_to_the_question_the_learner_saw_when_steps_are_renumbered(
-    learner, learner_client, quiz
-):
+@pytest.fixture
+def on_question_three(learner, quiz):
+    """An attempt with questions 1 and 2 answered; returns it and the three questions."""
     first, second, third = quiz.questions.order_by("position")
     attempt = attempt_start(user=learner, quiz=quiz)
     _answer(attempt, first)
     _answer(attempt, second)
+    return attempt, first, second, third
+
+
+def test_an_answer_goes_to_the_question_the_learner_saw_when_steps_are_renumbered(
+    learner_client, on_question_three
+):
+    attempt, first, _second, third = on_question_three
     page = learner_client.get(_step(attempt, 3)).content.decode()
     assert f'name="question" value="{third.pk}"' in page
     # While the learner reads question 3, an instructor moves the first question to the end:
@@ -95,12 +102,9 @@ def test_an_answer_goes_to_the_question_the_learner_saw_when_steps_are_renumbere
 
 
 def test_a_question_inserted_before_the_learners_comes_first_and_the_learner_is_told(
-    learner, learner_client, quiz
+    learner_client, quiz, on_question_three
 ):
-    first, second, third = quiz.questions.order_by("position")
-    attempt = attempt_start(user=learner, quiz=quiz)
-    _answer(attempt, first)
-    _answer(attempt, second)
+    attempt, _first, _second, third = on_question_three
     inserted = add_question(quiz, 0)
 
     response = learner_client.post(
