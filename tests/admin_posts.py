@@ -67,14 +67,16 @@ def save_quiz(client, quiz, rows: list[dict], *, guide=None):
     return client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
 
 
-def save_question(client, question, rows: list[dict]):
-    """Save the question's change page with these choice rows."""
+def save_question(client, question, rows: list[dict], **fields):
+    """Save the question's change page with these choice rows; `fields` change its own."""
     data = {
         "quiz": str(question.quiz_id),
         "position": str(question.position),
         "prompt_en": question.prompt_en,
         "explanation_en": question.explanation_en,
-    } | inline("choices", rows, initial=sum(1 for row in rows if "id" in row))
+    }
+    data |= {name: str(value) for name, value in fields.items()}
+    data |= inline("choices", rows, initial=sum(1 for row in rows if "id" in row))
     return client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
 
 

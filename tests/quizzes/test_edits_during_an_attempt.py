@@ -11,7 +11,7 @@ from django.contrib.messages import get_messages
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Answer, Attempt, Question, Quiz
-from tests.admin_posts import choice_rows, inline
+from tests.admin_posts import choice_rows, save_question
 from tests.factories import add_question, correct_choice, make_quiz, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -141,13 +141,7 @@ def test_a_question_cannot_be_moved_to_another_quiz_in_the_admin(client, instruc
     page = client.get(f"/en/admin/quizzes/question/{question.pk}/change/").content.decode()
     assert re.search(r'<select[^>]*name="quiz"[^>]*disabled', page)
 
-    data = {
-        "quiz": str(other.pk),
-        "position": "3",
-        "prompt_en": question.prompt_en,
-        "explanation_en": question.explanation_en,
-    } | inline("choices", choice_rows(question), initial=question.choices.count())
-    response = client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
+    response = save_question(client, question, choice_rows(question), quiz=other.pk)
 
     assert response.status_code == 302
     question.refresh_from_db()
@@ -157,13 +151,8 @@ def test_a_question_cannot_be_moved_to_another_quiz_in_the_admin(client, instruc
 def test_a_questions_own_page_refuses_a_position_another_question_holds(client, instructor, quiz):
     question = quiz.questions.get(position=3)
     client.force_login(instructor)
-    data = {
-        "position": "2",
-        "prompt_en": question.prompt_en,
-        "explanation_en": question.explanation_en,
-    } | inline("choices", choice_rows(question), initial=question.choices.count())
 
-    response = client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
+    response = save_question(client, question, choice_rows(question), position=2)
 
     assert response.status_code == 200
     assert "Question with this Quiz and Position already exists." in response.content.decode()
