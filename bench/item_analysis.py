@@ -125,7 +125,7 @@ def main() -> int:
     scratch = setup_django()
     from django.db import transaction
 
-    from quizzes.item_analysis import item_analysis
+    from quizzes.instructors.item_analysis import item_analysis
 
     try:
         with transaction.atomic():

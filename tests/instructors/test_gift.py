@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizzes.gift import (
+from quizzes.instructors.gift import (
     Bilingual,
     GiftChoice,
     GiftQuestion,

@@ -11,7 +11,7 @@ from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from quizzes.imports import PLACEHOLDER_GUIDE_SLUG
+from quizzes.instructors.imports import PLACEHOLDER_GUIDE_SLUG
 from quizzes.models import Choice, Guide, Question, Quiz
 from tests import factories
 from tests.admin_posts import question_rows, save_quiz

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 
-from quizzes.item_analysis import discrimination_index, item_analysis
+from quizzes.instructors.item_analysis import discrimination_index, item_analysis
 from tests import factories
 
 from .conftest import record_attempt

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 
-from quizzes.coverage import translation_coverage
+from quizzes.instructors.coverage import translation_coverage
 from quizzes.models import Quiz
 from tests import factories
 

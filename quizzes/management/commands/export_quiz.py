@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from quizzes.exports import quiz_to_gift
+from quizzes.instructors.exports import quiz_to_gift
 from quizzes.models import Quiz
 
 

@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from quizzes.gift import parse_gift
-from quizzes.imports import PLACEHOLDER_GUIDE_SLUG, GiftImportError, quiz_import_gift
+from quizzes.instructors.gift import parse_gift
+from quizzes.instructors.imports import PLACEHOLDER_GUIDE_SLUG, GiftImportError, quiz_import_gift
 from quizzes.models import Guide
 
 

@@ -11,8 +11,8 @@ from django.db.models import Prefetch, QuerySet
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
+from ..models import Attempt, Choice, Quiz
 from .gift import Bilingual, GiftChoice, GiftQuestion, write_gift
-from .models import Attempt, Choice, Quiz
 
 
 def _bilingual(obj, field: str) -> Bilingual:

@@ -14,7 +14,7 @@ from django.db.models.functions import Coalesce, Trim
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from .models import Choice, Question, Quiz
+from ..models import Choice, Question, Quiz
 
 
 @dataclass

@@ -16,8 +16,8 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
+from ..models import Choice, Guide, Question, Quiz
 from .gift import TITLE_MAX_LENGTH, Bilingual, GiftDocument, Problem, parse_gift
-from .models import Choice, Guide, Question, Quiz
 
 PLACEHOLDER_GUIDE_SLUG = "imported"
 

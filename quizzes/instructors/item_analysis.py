@@ -28,7 +28,7 @@ from django.db import connection
 from django.db.models import Count, F, Prefetch, QuerySet, Window
 from django.db.models.functions import RowNumber
 
-from .models import Answer, Attempt, Choice, Question, Quiz
+from ..models import Answer, Attempt, Choice, Question, Quiz
 
 DISCRIMINATION_THRESHOLD = 0.3
 

@@ -1,6 +1,6 @@
 """Moodle's GIFT quiz format: a parser and a writer for single-answer multiple choice.
 
-Pure functions over plain data, no database: `quizzes.imports` and `quizzes.exports` move
+Pure functions over plain data, no database: `imports` and `exports` beside it move
 the data in and out of the models.
 
 What is read, following Moodle's own parser (question/format/gift/format.php):
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-from .models import validate_choice_set
+from ..models import validate_choice_set
 
 BLANK = "_____"
 CHOICE_TEXT_MAX_LENGTH = 500

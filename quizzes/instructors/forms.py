@@ -1,0 +1,110 @@
+"""The forms of the content admin: bilingual fields side by side, the question and choice
+formsets with their rules, and the quiz form."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from ..models import validate_choice_set
+from .imports import PLACEHOLDER_GUIDE_SLUG
+from .reordering import ReorderableInlineFormSet, live_forms
+
+# Rows for the translated text areas: enough to read a prompt or an explanation whole.
+TEXTAREA_ROWS = {"prompt": 3, "explanation": 5, "description": 3, "feedback": 2}
+
+
+class BilingualFieldsMixin:
+    """Pair each translated field's languages side by side, Arabic typed right to left."""
+
+    class Media:
+        css = {"all": ["admin/daleel-admin.css"]}
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if field is not None:
+            base, _sep, language = db_field.name.rpartition("_")
+            if language == "ar":
+                field.widget.attrs.update({"lang": "ar", "dir": "rtl"})
+            elif language == "en":
+                field.widget.attrs.update({"lang": "en", "dir": "ltr"})
+            if language in {"ar", "en"} and base in TEXTAREA_ROWS:
+                field.widget.attrs["rows"] = TEXTAREA_ROWS[base]
+        return field
+
+
+class ChoiceInlineFormSet(ReorderableInlineFormSet):
+    stale_message = _(
+        "Someone else added or marked a choice of this question since you opened this page. "
+        "Reload the page to see it, then make your changes again."
+    )
+
+    def get_unique_error_message(self, unique_check) -> str:
+        return _("Two choices share a position; give each choice its own position.")
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return
+        forms = live_forms(self)
+        validate_choice_set(
+            [
+                (form.cleaned_data.get("position"), form.cleaned_data.get("is_correct"))
+                for form in forms
+            ]
+        )
+
+
+class QuestionInlineFormSet(ReorderableInlineFormSet):
+    stale_message = _(
+        "Someone else added a question at one of these positions since you opened this page. "
+        "Reload the page to see it, then make your changes again."
+    )
+
+    def get_unique_error_message(self, unique_check) -> str:
+        return _("Two questions share a position; give each question its own position.")
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return
+        if getattr(self.instance, "is_published", False):
+            self._check_publishable(live_forms(self))
+
+    def _check_publishable(self, forms) -> None:
+        if not forms:
+            raise ValidationError(_("A published quiz needs at least one question."))
+        problems = []
+        for form in forms:
+            question = form.instance
+            choices = list(question.choices.all()) if question.pk else []
+            try:
+                validate_choice_set([(c.position, c.is_correct) for c in choices])
+            except ValidationError as error:
+                problems.append(
+                    _("Question %(position)s: %(problem)s")
+                    % {
+                        "position": form.cleaned_data.get("position"),
+                        "problem": " ".join(error.messages),
+                    }
+                )
+        if problems:
+            problems.insert(0, _("Unpublish the quiz, or complete these questions' choices first."))
+            raise ValidationError(problems)
+
+
+class QuizForm(forms.ModelForm):
+    def clean(self) -> dict:
+        cleaned_data = super().clean()
+        guide = cleaned_data.get("guide")
+        if cleaned_data.get("is_published") and guide and guide.slug == PLACEHOLDER_GUIDE_SLUG:
+            # Learners would follow a link to the placeholder's address, which is no guide.
+            self.add_error(
+                "guide",
+                _(
+                    "Choose the guide this quiz belongs to before publishing it: this one only "
+                    "holds imported quizzes."
+                ),
+            )
+        return cleaned_data

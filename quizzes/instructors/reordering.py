@@ -1,0 +1,125 @@
+"""Inline formsets whose rows may trade positions (and choices the correct mark) in one save.
+
+Django checks each row's unique constraints against the rows as stored, which refuses a swap
+that is valid as a whole; these check across the rows as they will be and save in an order
+the database accepts.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.forms.models import BaseInlineFormSet
+
+
+def live_forms(formset):
+    return [
+        form
+        for form in formset.forms
+        if form.has_changed() or form.instance.pk
+        if not (formset.can_delete and formset._should_delete_form(form))
+        if hasattr(form, "cleaned_data")
+    ]
+
+
+def _has_field(model, name: str) -> bool:
+    return any(field.name == name for field in model._meta.fields)
+
+
+# The largest value a PositiveSmallIntegerField holds on every database Django supports.
+POSITION_MAX = 32767
+
+
+class InlineRowForm(forms.ModelForm):
+    """A row of a set (a quiz's questions, a question's choices) edited as a whole.
+
+    Django checks each row's unique constraints against the rows as they are stored, before
+    this save, which would refuse two rows trading places (or the correct mark moving from
+    one choice to another). The fields of `checked_across_rows` are checked by the formset
+    across the rows as they will be instead, and `ReorderableInlineFormSet` saves the rows
+    in an order the database accepts.
+    """
+
+    checked_across_rows = ("position", "is_correct")
+
+    def _exclusions(self) -> set[str]:
+        exclude = {
+            field.name for field in self.instance._meta.fields if field.name not in self.fields
+        }
+        return exclude | set(self.errors) | set(self.checked_across_rows)
+
+    def validate_unique(self) -> None:
+        try:
+            self.instance.validate_unique(exclude=self._exclusions())
+        except ValidationError as error:
+            self.add_error(None, error)
+
+    def validate_constraints(self) -> None:
+        try:
+            self.instance.validate_constraints(exclude=self._exclusions())
+        except ValidationError as error:
+            self.add_error(None, error)
+
+
+class ReorderableInlineFormSet(BaseInlineFormSet):
+    """Rows may trade positions (and choices the correct mark) in one save.
+
+    `clean` refuses a position (or a correct mark) that another instructor took since the
+    page was opened: the page does not show that row, so nothing else would notice it before
+    the database refused the save. `save_existing_objects` first parks every stored row that
+    moves on a free position, so that no statement of the save meets a unique constraint
+    half-way. The admin saves in a transaction: a refused save leaves every row as it was.
+    """
+
+    # What to tell an instructor whose page missed a row stored since it was opened.
+    stale_message = ""
+
+    def _rows_stored_unseen(self):
+        """Rows of this parent saved since the page was opened: not among its forms."""
+        if self.instance.pk is None:
+            return self.model._default_manager.none()
+        seen = [form.instance.pk for form in self.initial_forms if form.instance.pk]
+        return self.model._default_manager.filter(**{self.fk.name: self.instance}).exclude(
+            pk__in=seen
+        )
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return
+        unseen = self._rows_stored_unseen()
+        forms = live_forms(self)
+        taken = set(unseen.values_list("position", flat=True))
+        stale = any(form.cleaned_data.get("position") in taken for form in forms)
+        if _has_field(self.model, "is_correct") and any(
+            form.cleaned_data.get("is_correct") for form in forms
+        ):
+            stale = stale or unseen.filter(is_correct=True).exists()
+        if stale:
+            raise ValidationError(self.stale_message)
+
+    def save_existing_objects(self, commit: bool = True):
+        if commit:
+            self._park_moving_rows()
+        return super().save_existing_objects(commit)
+
+    def _park_moving_rows(self) -> None:
+        moving = [
+            form.instance.pk
+            for form in self.initial_forms
+            if form.instance.pk
+            and (
+                self._should_delete_form(form)
+                or set(form.changed_data) & set(InlineRowForm.checked_across_rows)
+            )
+        ]
+        if not moving:
+            return
+        rows = self.model._default_manager.filter(**{self.fk.name: self.instance})
+        used = set(rows.values_list("position", flat=True))
+        used |= {form.cleaned_data.get("position") for form in live_forms(self)}
+        # Free positions from the top of the field's range: never one a row holds or takes.
+        free = (p for p in range(POSITION_MAX, -1, -1) if p not in used)
+        cleared = {"is_correct": False} if _has_field(self.model, "is_correct") else {}
+        for pk in moving:
+            rows.filter(pk=pk).update(position=next(free), **cleared)

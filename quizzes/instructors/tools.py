@@ -1,0 +1,260 @@
+"""The instructors' pages in the admin: GIFT import and export, item analysis, the attempts
+CSV and translation coverage, as views of the quiz admin (`InstructorToolsMixin`).
+
+`get_urls` routes them through `admin_site.admin_view` (staff only, never cached,
+CSRF-protected); each view then checks the model permissions it needs.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.decorators import method_decorator
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+from django.views.decorators.http import require_http_methods, require_safe
+
+from ..models import Guide, Quiz
+from .coverage import translation_coverage
+from .exports import attempts_csv_response, gift_download
+from .imports import GiftImportError, quiz_import_gift
+from .item_analysis import DISCRIMINATION_THRESHOLD, item_analysis
+
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+
+
+class GiftImportForm(forms.Form):
+    file = forms.FileField(
+        label=gettext_lazy("GIFT file"),
+        help_text=gettext_lazy("A Moodle GIFT text file, saved as UTF-8."),
+    )
+    quiz = forms.ModelChoiceField(
+        Quiz.objects.order_by("title_en"),
+        required=False,
+        label=gettext_lazy("Add to quiz"),
+        help_text=gettext_lazy(
+            "Leave empty to create a new, unpublished quiz, titled after the file's "
+            "$CATEGORY (or its name)."
+        ),
+    )
+    guide = forms.ModelChoiceField(
+        Guide.objects.order_by("title_en"),
+        required=False,
+        label=gettext_lazy("Guide of a new quiz"),
+        help_text=gettext_lazy(
+            "Leave empty to use a placeholder guide, and choose the real one before publishing."
+        ),
+    )
+
+    def clean_file(self) -> str:
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(
+                _("The file is larger than %(size)d MB.") % {"size": MAX_UPLOAD_BYTES // 2**20}
+            )
+        try:
+            return upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise forms.ValidationError(
+                _("The file is not UTF-8 text: save it as UTF-8.")
+            ) from None
+
+
+class InstructorToolsMixin:
+    """The quiz admin's own pages beyond editing: mixed into `QuizAdmin`.
+
+    Each view checks the model permissions it needs before it looks anything up, so that a
+    staff member without them learns nothing, not even which quiz ids exist.
+    """
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        name = f"{self.opts.app_label}_{self.opts.model_name}"
+        # Before the default URLs, whose "<object_id>/" would catch "import/".
+        return [
+            path("import/", view(self.import_gift_view), name=f"{name}_import"),
+            path(
+                "translations/",
+                view(self.translation_coverage_view),
+                name=f"{name}_translations",
+            ),
+            path(
+                "<path:object_id>/item-analysis/",
+                view(self.item_analysis_view),
+                name=f"{name}_item_analysis",
+            ),
+            path(
+                "<path:object_id>/export.gift.txt",
+                view(self.export_gift_view),
+                name=f"{name}_export_gift",
+            ),
+            path(
+                "<path:object_id>/attempts.csv",
+                view(self.attempts_csv_view),
+                name=f"{name}_attempts_csv",
+            ),
+            *super().get_urls(),
+        ]
+
+    def has_view_attempts_permission(self, request) -> bool:
+        """Learners' attempts and answers: item analysis and the CSV export need both."""
+        return request.user.has_perms(["quizzes.view_attempt", "quizzes.view_answer"])
+
+    def has_view_content_permission(self, request) -> bool:
+        """Questions and choices, the answer key with them: a GIFT export holds all of it."""
+        return request.user.has_perms(
+            ["quizzes.view_quiz", "quizzes.view_question", "quizzes.view_choice"]
+        )
+
+    def tool_context(self, request: HttpRequest, title: str, **extra) -> dict:
+        return {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": title,
+            **extra,
+        }
+
+    def quiz_or_404(self, request: HttpRequest, object_id: str) -> Quiz:
+        quiz = self.get_object(request, unquote(object_id))
+        if quiz is None:
+            raise Http404(_("No such quiz."))
+        return quiz
+
+    def require_attempts_permission(self, request: HttpRequest, quiz: Quiz | None = None) -> None:
+        if not (
+            self.has_view_permission(request, quiz) and self.has_view_attempts_permission(request)
+        ):
+            raise PermissionDenied
+
+    @method_decorator(require_http_methods(["GET", "POST"]))
+    def import_gift_view(self, request: HttpRequest) -> HttpResponse:
+        can_add = self.has_add_permission(request) and request.user.has_perms(
+            ["quizzes.add_question", "quizzes.add_choice"]
+        )
+        if not can_add:
+            raise PermissionDenied
+        is_post = request.method == "POST"
+        form = GiftImportForm(request.POST, request.FILES) if is_post else GiftImportForm()
+        problems, notes = [], []
+        if is_post and form.is_valid():
+            quiz = form.cleaned_data["quiz"]
+            if quiz is not None and not self.has_change_permission(request, quiz):
+                raise PermissionDenied
+            try:
+                result = quiz_import_gift(
+                    text=form.cleaned_data["file"],
+                    filename=request.FILES["file"].name,
+                    quiz_slug=quiz.slug if quiz else None,
+                    guide=form.cleaned_data["guide"],
+                )
+            except GiftImportError as error:
+                problems = error.problems
+                if error.document is not None:
+                    notes = sorted(error.document.skipped + error.document.warnings, key=_line)
+            else:
+                _report_import(request, result)
+                return HttpResponseRedirect(
+                    reverse("admin:quizzes_quiz_change", args=[result.quiz.pk])
+                )
+        return TemplateResponse(
+            request,
+            "admin/quizzes/import_gift.html",
+            self.tool_context(
+                request,
+                _("Import a GIFT file"),
+                form=form,
+                problems=problems,
+                notes=notes,
+                media=self.media + form.media,
+            ),
+        )
+
+    @method_decorator(require_safe)
+    def item_analysis_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        self.require_attempts_permission(request)
+        quiz = self.quiz_or_404(request, object_id)
+        self.require_attempts_permission(request, quiz)
+        first_only = request.GET.get("attempts") != "all"
+        analysis = item_analysis(quiz, first_attempts_only=first_only)
+        return TemplateResponse(
+            request,
+            "admin/quizzes/item_analysis.html",
+            self.tool_context(
+                request,
+                _("Item analysis: %(quiz)s") % {"quiz": quiz},
+                original=quiz,
+                analysis=analysis,
+                threshold=DISCRIMINATION_THRESHOLD,
+            ),
+        )
+
+    @method_decorator(require_safe)
+    def translation_coverage_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_content_permission(request):
+            raise PermissionDenied
+        quizzes = Quiz.objects.all()
+        only = request.GET.get("quiz", "")
+        if only:
+            quizzes = quizzes.filter(pk=self.quiz_or_404(request, only).pk)
+        coverage = translation_coverage(quizzes)
+        return TemplateResponse(
+            request,
+            "admin/quizzes/translation_coverage.html",
+            self.tool_context(
+                request,
+                _("Translation coverage"),
+                coverage=coverage,
+                filtered=bool(only),
+                missing_total=sum(len(entry.missing) for entry in coverage),
+            ),
+        )
+
+    @method_decorator(require_safe)
+    def export_gift_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if not self.has_view_content_permission(request):
+            raise PermissionDenied
+        quiz = self.quiz_or_404(request, object_id)
+        return gift_download([quiz])
+
+    @method_decorator(require_safe)
+    def attempts_csv_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        self.require_attempts_permission(request)
+        quiz = self.quiz_or_404(request, object_id)
+        self.require_attempts_permission(request, quiz)
+        return attempts_csv_response(
+            Quiz.objects.filter(pk=quiz.pk), filename=f"attempts-{quiz.slug}.csv"
+        )
+
+
+def _line(problem) -> int:
+    return problem.line
+
+
+def _report_import(request: HttpRequest, result) -> None:
+    count = len(result.questions)
+    if result.created:
+        message = ngettext(
+            "Imported %(count)d question into the new quiz “%(quiz)s”. It is unpublished: "
+            "review it, then publish it.",
+            "Imported %(count)d questions into the new quiz “%(quiz)s”. It is unpublished: "
+            "review it, then publish it.",
+            count,
+        )
+    else:
+        message = ngettext(
+            "Added %(count)d question to the quiz “%(quiz)s”.",
+            "Added %(count)d questions to the quiz “%(quiz)s”.",
+            count,
+        )
+    messages.success(request, message % {"count": count, "quiz": result.quiz})
+    if result.placeholder_guide:
+        messages.warning(
+            request, _("The quiz has a placeholder guide: choose its guide before publishing.")
+        )
+    for note in result.notes:
+        messages.warning(request, str(note))
