@@ -6,6 +6,7 @@ import dataclasses
 from decimal import Decimal
 
 import pytest
+from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -713,3 +714,11 @@ def test_questions_of_any_kind_written_read_back_unchanged(questions):
 
     assert document.errors == []
     assert [_as_data(q) for q in document.questions] == [_as_data(q) for q in questions]
+
+
+def test_arabic_messages_keep_gift_tokens_in_left_to_right_isolates():
+    with translation.override("ar"):
+        document = parse_gift("Q?{#}\n\nR?{=a ~%150%b}")
+
+    assert [str(problem) for problem in document.errors][0].endswith("مثل \u2066{#16:0.5}\u2069.")
+    assert "\u2066150%\u2069" in str(document.errors[1])

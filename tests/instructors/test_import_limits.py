@@ -138,3 +138,11 @@ def test_a_file_of_only_true_false_and_numerical_questions_imports_nothing():
         quiz_import_gift(text="Q?{T####Why.}\n\nHow many?{#16:1####Count.}")
 
     assert _counts() == (0, 0, 0)
+
+
+def test_the_import_page_states_the_limit_in_both_languages(instructor_client):
+    english = instructor_client.get(IMPORT_URL).content.decode()
+    arabic = instructor_client.get("/ar/admin/quizzes/quiz/import/").content.decode()
+
+    assert f"At most {MAX_QUESTIONS_PER_FILE} questions from one file of at most 2 MB" in english
+    assert "ألف سؤال على الأكثر" in arabic
