@@ -19,7 +19,14 @@ from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from . import history as history_stats
-from .attempts import AttemptError, AttemptState, answer_record, attempt_start, attempt_state
+from .attempts import (
+    AttemptState,
+    Step,
+    attempt_settle,
+    attempt_start,
+    attempt_state,
+    step_submit,
+)
 from .content import quiz_content
 from .forms import AnswerForm
 from .models import Attempt, Quiz
@@ -63,11 +70,15 @@ def _published_quiz(slug: str) -> Quiz:
     return get_object_or_404(Quiz.objects.published().select_related("guide"), slug=slug)
 
 
-def _attempt_for(request: HttpRequest, pk: int) -> Attempt:
-    """The signed-in learner's own attempt, or 404: other learners' attempts do not exist."""
-    return get_object_or_404(
+def _state_for(request: HttpRequest, pk: int) -> AttemptState:
+    """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
+    not exist. An attempt left with nothing to answer is finished on the way."""
+    attempt = get_object_or_404(
         Attempt.objects.select_related("quiz__guide"), pk=pk, user=request.user
     )
+    state = attempt_state(attempt)
+    attempt_settle(state=state)
+    return state
 
 
 @require_safe
@@ -131,6 +142,7 @@ def attempt_begin(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("This quiz has no questions yet.")
     attempt = attempt_start(user=request.user, quiz=quiz)
     state = attempt_state(attempt)
+    attempt_settle(state=state)
     step_url = reverse("quizzes:question", args=[attempt.pk, state.current_number])
     if request.htmx:
         response = _render_step(request, state, state.current_number)
@@ -141,8 +153,7 @@ def attempt_begin(request: HttpRequest, slug: str) -> HttpResponse:
 @require_safe
 @learner_required
 def attempt_resume(request: HttpRequest, pk: int) -> HttpResponse:
-    attempt = _attempt_for(request, pk)
-    return _where_it_stands(request, attempt_state(attempt))
+    return _where_it_stands(request, _state_for(request, pk))
 
 
 def _where_it_stands(request: HttpRequest, state: AttemptState) -> HttpResponse:
@@ -191,44 +202,36 @@ def _render_step(
 @learner_required
 def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """One step of an attempt: the question's form, or once answered its feedback."""
-    attempt = _attempt_for(request, pk)
-    state = attempt_state(attempt)
-    question = state.content.at(number)
-    form = AnswerForm(request.POST) if request.method == "POST" else None
-    seen = form.cleaned_data["question"] if form is not None and form.is_valid() else None
-    if seen is not None and (question is None or seen != question.pk):
-        # An instructor's edit renumbered the steps since this page was shown: the answer
-        # goes to the question the learner saw, wherever it is now, if it is still theirs to
-        # answer (a question inserted before it comes first).
-        question = state.content.question(seen)
-        if question is None or not state.is_open(question):
-            messages.info(
-                request, _("This quiz changed while you were answering; here is where you are.")
-            )
+    state = _state_for(request, pk)
+    if request.method != "POST":
+        if state.step(number) is None:
             return _where_it_stands(request, state)
-        number = state.content.number_of(question)
-    if question is None or not state.is_open(question):
-        return _where_it_stands(request, state)
-
-    if form is None:
         return _render_step(request, state, number)
+    form = AnswerForm(request.POST)
     if not form.is_valid():
+        if state.step(number) is None:
+            return _where_it_stands(request, state)
         return _render_step(request, state, number, form=form, status=422)
-    try:
-        outcome = answer_record(
-            attempt=attempt, question=question, choice_id=form.cleaned_data["choice"], state=state
+    outcome = step_submit(
+        state=state,
+        number=number,
+        question_id=form.cleaned_data["question"],
+        choice_id=form.cleaned_data["choice"],
+    )
+    if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED):
+        if outcome.message:
+            messages.info(request, outcome.message)
+        return _where_it_stands(request, outcome.state)
+    assert outcome.number is not None
+    if outcome.step is Step.REFUSED:
+        return _render_step(
+            request, outcome.state, outcome.number, error=str(outcome.message), status=409
         )
-    except AttemptError as error:
-        return _render_step(request, state, number, error=error.message, status=409)
-    if not outcome.created and outcome.answer.choice_id != form.cleaned_data["choice"]:
-        # A different pick (a second tab, the back button). The same pick again is a double
-        # click, and the feedback says all there is to say.
-        messages.info(
-            request, _("You had already answered this question; your first answer counts.")
-        )
-    step_url = reverse("quizzes:question", args=[attempt.pk, number])
+    if outcome.step is Step.ANSWERED_BEFORE:
+        messages.info(request, outcome.message)
+    step_url = reverse("quizzes:question", args=[state.attempt.pk, outcome.number])
     if request.htmx:
-        response = _render_step(request, outcome.state, number)
+        response = _render_step(request, outcome.state, outcome.number)
         return push_url(response, step_url) if step_url != request.path else response
     return redirect(step_url)
 
@@ -236,8 +239,8 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
 @require_safe
 @learner_required
 def attempt_result(request: HttpRequest, pk: int) -> HttpResponse:
-    attempt = _attempt_for(request, pk)
-    state = attempt_state(attempt)
+    state = _state_for(request, pk)
+    attempt = state.attempt
     if not attempt.is_finished:
         return _where_it_stands(request, state)
     return render(
