@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -16,6 +17,9 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from .content import QuizContent, quiz_content
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 from .models import Answer, Attempt, Question, Quiz
 
 
@@ -117,7 +121,7 @@ def attempt_settle(*, state: AttemptState) -> bool:
     return True
 
 
-def attempt_start(*, user, quiz: Quiz) -> Attempt:
+def attempt_start(*, user: User, quiz: Quiz) -> Attempt:
     """Return the learner's attempt in progress on `quiz`, or start one.
 
     Safe against a double click or two tabs: the database allows one attempt in progress per

@@ -44,7 +44,7 @@ class QuizQuerySet(models.QuerySet["Quiz"]):
         return self.filter(has_questions, is_published=True)
 
 
-class QuizManager(models.Manager.from_queryset(QuizQuerySet)):  # type: ignore[misc]
+class QuizManager(models.Manager.from_queryset(QuizQuerySet)):
     def get_by_natural_key(self, slug: str) -> Quiz:
         return self.get(slug=slug)
 
