@@ -4,8 +4,8 @@
 seed's old wording. `seed_texts_refresh` replaces a text only where the database still holds a
 wording the seed shipped before (listed in `fixtures/superseded/texts.json`): such a text was
 not edited by an instructor. A text that differs from both the current and every earlier seed
-wording was edited and is kept. Saving goes through the models, as an admin edit does, so the
-quiz's content version moves and every process reads the new text.
+wording was edited and is kept. The quizzes whose texts changed get a new content version
+(`quiz_touch`), so every process reads the new text.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from django.apps import apps
 from django.conf import settings
 from django.db import transaction
 
-from .models import Choice
+from .content import quiz_touch
+from .instructors.versioning import quizzes_of
+from .models import Choice, Quiz
 
 SUPERSEDED = Path(settings.BASE_DIR) / "fixtures" / "superseded" / "texts.json"
 
@@ -55,6 +57,7 @@ def seed_texts_refresh(*, objects: list[dict], superseded: dict[tuple, list[str]
     """Give each seed text in `objects` (one fixture file) its current wording where the
     database holds an earlier seed wording; report what was refreshed and what was kept."""
     result = SeedRefresh()
+    touched: set[int] = set()
     with transaction.atomic():
         for obj in objects:
             key = natural_key(obj)
@@ -84,4 +87,8 @@ def seed_texts_refresh(*, objects: list[dict], superseded: dict[tuple, list[str]
                     setattr(instance, name, texts[name])
                 instance.save()
                 result.refreshed += [f"{label}: {name}" for name in stale]
+                owner = instance.question if model is Choice else instance
+                touched.update(quizzes_of(owner).values_list("pk", flat=True))
+        if touched:
+            quiz_touch(Quiz.objects.filter(pk__in=touched))
     return result
