@@ -85,7 +85,7 @@ def test_the_language_switch_names_the_other_language_in_the_language_of_the_pag
     english = client.get(f"/en/quizzes/{quiz.slug}/").content.decode()
     # What the button does reads in the page's language; its label stays the language's own
     # name, marked with that language, so voice control users can say what they see.
-    assert 'title="اقرأ هذه الصفحة باللغة الإنجليزية"><span lang="en">English</span>' in arabic
+    assert 'title="عرض هذه الصفحة باللغة الإنجليزية"><span lang="en">English</span>' in arabic
     assert 'title="Read this page in Arabic"><span lang="ar">العربيّة</span>' in english
 
 
