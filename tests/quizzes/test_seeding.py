@@ -63,8 +63,9 @@ def test_update_gives_unedited_seed_texts_their_current_wording(old_seed):
 
     for key in old_seed:
         assert _stored(*key) == current[key], key
-    assert "activation-recomputation.json: 11 seed texts refreshed, 0 kept" in output
-    assert "zero-sharded-optimizers.json: 14 seed texts refreshed, 0 kept" in output
+    for slug in ("activation-recomputation", "zero-sharded-optimizers"):
+        count = sum(1 for _model, key, _name in old_seed if key[0] == slug)
+        assert f"{slug}.json: {count} seed texts refreshed, 0 kept" in output
     # The quiz's content version moved: learners read the new wording at once.
     quiz.refresh_from_db()
     assert quiz.updated_at > before
