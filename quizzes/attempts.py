@@ -73,7 +73,9 @@ class AttemptState:
         return [(question, self.answers.get(question.pk)) for question in self.content.questions]
 
 
-def attempt_state(attempt: Attempt) -> AttemptState:
+def attempt_read(attempt: Attempt) -> AttemptState:
+    """The attempt with its content and answers, as `attempt_state` sees it, writing nothing
+    (an instructor's review of the learner's attempt)."""
     content = quiz_content(attempt.quiz)
     # No ordering: the model's default would join the questions for nothing.
     answers = {answer.question_id: answer for answer in attempt.answers.order_by()}
@@ -86,8 +88,12 @@ def attempt_state(attempt: Attempt) -> AttemptState:
             answer.correct_choice = (
                 content.choice(question, answer.correct_choice_id) or answer.correct_choice
             )
-    state = AttemptState(attempt=attempt, content=content, answers=answers)
-    if not attempt.is_finished and content.count and state.current_question is None:
+    return AttemptState(attempt=attempt, content=content, answers=answers)
+
+
+def attempt_state(attempt: Attempt) -> AttemptState:
+    state = attempt_read(attempt)
+    if not attempt.is_finished and state.content.count and state.current_question is None:
         # Every question left is answered: an instructor deleted the ones that were not.
         _finish(attempt, state)
     return state
