@@ -26,6 +26,7 @@ from django.db.models import (
     F,
     FloatField,
     IntegerField,
+    Q,
     QuerySet,
     Sum,
     Value,
@@ -34,6 +35,9 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, NullIf, RowNumber
 from django.http import QueryDict
+from django.template.defaultfilters import floatformat
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
 
 from ..models import Answer, Attempt, Question, Quiz
 from .exports import csv_cell
@@ -68,6 +72,19 @@ class Mark:
     @property
     def none(self) -> bool:
         return self.value <= 0
+
+    @property
+    def cell(self) -> str:
+        """The grid's cell: a symbol for the eye and a word for a screen reader. Rendered here
+        rather than in the template: a page has hundreds of cells."""
+        if self.full:
+            return format_html(_CELL, "mark--right", "✓", _("Right"))
+        if self.none:
+            return format_html(_CELL, "mark--wrong", "✗", _("Wrong"))
+        return format_html('<span class="mark--part">{}</span>', floatformat(self.value, "-2"))
+
+
+_CELL = '<span class="{}" aria-hidden="true">{}</span><span class="visually-hidden">{}</span>'
 
 
 # --- Which attempts ------------------------------------------------------------------------
@@ -196,6 +213,7 @@ class Histogram:
     """The finished attempts' scores in ten bands of ten percent, placed on an SVG canvas."""
 
     bars: list[Bar]
+    attempts_total: int = 0  # In progress too.
     average_percent: int | None = None  # Mean score of the attempts counted.
     width: int = 480
     height: int = 200
@@ -224,20 +242,27 @@ BANDS = 10
 
 
 def score_histogram(attempts: QuerySet[Attempt], *, rtl: bool = False) -> Histogram:
-    """Counts of finished attempts per score band; in right-to-left, 0 % is on the right."""
+    """Counts of finished attempts per score band; in right-to-left, 0 % is on the right.
+
+    `attempts_total` counts the attempts in progress too: the report's paginator needs no
+    query of its own.
+    """
     counts = [0] * BANDS
     percent_sum = 0.0
+    attempts_total = 0
     rows = (
-        attempts.filter(finished_at__isnull=False, total__gt=0)
-        .order_by()
-        .values("score", "total")
+        attempts.order_by()
+        .values("score", "total", in_progress=Q(finished_at__isnull=True))
         .annotate(count=Count("pk"))
     )
     for row in rows:
+        attempts_total += row["count"]
+        if row["in_progress"] or not row["total"]:
+            continue
         band = min(BANDS * row["score"] // row["total"], BANDS - 1)
         counts[int(band)] += row["count"]
         percent_sum += 100 * row["score"] / row["total"] * row["count"]
-    chart = Histogram(bars=[])
+    chart = Histogram(bars=[], attempts_total=attempts_total)
     if sum(counts):
         chart.average_percent = round(percent_sum / sum(counts))
     slot = (chart.width - 2 * chart.side) / BANDS
@@ -306,7 +331,10 @@ def grades_report(
     quiz: Quiz, filters: ReportFilters, *, page_number=None, rtl: bool = False
 ) -> GradesReport:
     attempts = report_attempts(quiz, filters)
-    page = Paginator(attempts.select_related("user"), PER_PAGE).get_page(page_number)
+    histogram = score_histogram(attempts, rtl=rtl)
+    paginator = Paginator(attempts.select_related("user"), PER_PAGE)
+    paginator.count = histogram.attempts_total  # Counted with the histogram's query.
+    page = paginator.get_page(page_number)
     questions = list(quiz.questions.order_by("position"))
     marks = _marks_by_attempt([attempt.pk for attempt in page.object_list])
     rows = [
@@ -316,7 +344,6 @@ def grades_report(
         )
         for attempt in page.object_list
     ]
-    histogram = score_histogram(attempts, rtl=rtl)
     return GradesReport(
         quiz=quiz,
         filters=filters,

@@ -285,6 +285,7 @@ class InstructorToolsMixin:
                 report=report,
                 filters=filters,
                 choices=_filter_choices(filters),
+                not_answered=_("Not answered"),
             ),
         )
 
