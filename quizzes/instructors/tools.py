@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from .. import history
-from ..attempts import attempt_read
+from ..attempts import attempt_state
 from ..models import Attempt, Guide, Quiz
 from .coverage import translation_coverage
 from .exports import attempts_csv_response, csv_stream, gift_download
@@ -310,7 +310,7 @@ class InstructorToolsMixin:
         attempt = get_object_or_404(
             Attempt.objects.select_related("user", "quiz__guide"), pk=attempt_id, quiz=quiz
         )
-        state = attempt_read(attempt)
+        state = attempt_state(attempt)
         return TemplateResponse(
             request,
             "admin/quizzes/attempt_review.html",
