@@ -4,9 +4,7 @@ the marks match their answers, and every report page is axe-clean."""
 from __future__ import annotations
 
 import pytest
-from django.conf import settings
 from django.contrib.auth.models import Permission
-from django.test import Client
 from playwright.sync_api import Page, expect
 
 from tests import factories
@@ -23,12 +21,7 @@ WRONG = {"amina": {2, 5}, "bilal": {1}}
 def instructor_browser(context, live_server, transactional_db):
     instructor = factories.make_user("ustadha", is_staff=True)
     instructor.user_permissions.add(*Permission.objects.filter(codename__in=REPORT_PERMISSIONS))
-    client = Client()
-    client.force_login(instructor)
-    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
-    context.add_cookies(
-        [{"name": cookie.key, "value": cookie.value, "url": live_server.url, "httpOnly": True}]
-    )
+    support.sign_in(context, live_server.url, instructor)
     return instructor
 
 
