@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from .availability import DEADLINE_GRACE, quiz_availability
 from .content import QuizContent, quiz_content
 from .models import Answer, Attempt, Choice, Question, Quiz
-from .review import card_record_quiz_answer
+from .review import card_record_quiz_answer, cards_record_answers
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -466,10 +466,10 @@ def _finish(state: AttemptState) -> None:
     if attempt.is_deferred:
         # Exam mode moved no review card while the attempt ran (the review page would have
         # told which answers were wrong): all of them now.
-        for answer in state.answers.values():
-            card_record_quiz_answer(
-                user_id=attempt.user_id,
-                question_id=answer.question_id,
-                is_correct=answer.is_correct,
-                at=answer.answered_at,
-            )
+        cards_record_answers(
+            user_id=attempt.user_id,
+            answers=[
+                (answer.question_id, answer.is_correct, answer.answered_at)
+                for answer in state.answers.values()
+            ],
+        )
