@@ -119,6 +119,7 @@ def test_an_exam_answer_can_be_changed_until_everything_is_submitted(learner_cli
     assert attempt.is_finished and (attempt.score, attempt.total) == (2, 3)
     result = learner_client.get(response["Location"]).content.decode()
     assert "2 / 3" in result and first.explanation_en in result
+    assert "Not answered" in result and "Added after this attempt" not in result
     # Finished: a late change is refused and changes nothing.
     learner_client.post(step(attempt, 2), {"choice": wrong_choice(second).pk})
     assert Answer.objects.get(attempt=attempt, question=second).is_correct
