@@ -61,6 +61,8 @@ INSTALLED_APPS = [
     "axes",
     "accounts",
     "quizzes",
+    # Only for its migration: the table of the database cache (CACHES, below).
+    "config",
 ]
 
 MIDDLEWARE = [
@@ -143,8 +145,20 @@ if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
     }
-else:
+elif DEBUG:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    # Without Redis, production still needs one cache that every process shares: a session
+    # ended in one worker must not live on in another's memory. Django's database cache, in a
+    # table that a migration creates (config/migrations), so `migrate` is all it needs.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "daleel_cache",
+            # Every session is an entry too: cull (a third at a time) only past this many.
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
+        }
+    }
 
 # Sessions read from the cache and survive a cache flush through the database.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     # A clean environment, as an operator's shell would be (the browser tests set extra flags).
-    ignored = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "DATABASE_URL"}
+    ignored = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "DATABASE_URL", "REDIS_URL"}
     environment = {k: v for k, v in os.environ.items() if k not in ignored}
     environment.update(env)
     return subprocess.run(
@@ -46,3 +46,16 @@ def test_behind_a_proxy_sign_in_lockouts_count_the_address_the_proxy_passes_on()
     direct = _run_manage("shell", "--no-imports", "-c", show)
     assert behind.stdout.strip() == "accounts.client_ip.client_ip", behind.stderr
     assert direct.stdout.strip() == "None", direct.stderr
+
+
+def test_without_redis_production_shares_the_database_cache_and_only_debug_keeps_memory():
+    show = "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])"
+    production = {
+        "DEBUG": "false",
+        "SECRET_KEY": "x" * 50,
+        "ALLOWED_HOSTS": "quiz.example.org",
+    }
+    shared = _run_manage("shell", "--no-imports", "-c", show, **production)
+    local = _run_manage("shell", "--no-imports", "-c", show, DEBUG="true")
+    assert shared.stdout.strip() == "django.core.cache.backends.db.DatabaseCache", shared.stderr
+    assert local.stdout.strip() == "django.core.cache.backends.locmem.LocMemCache", local.stderr
