@@ -49,9 +49,7 @@ def test_a_session_signed_out_on_one_process_is_refused_by_every_other(tmp_path)
                 learner["username"],
             )
 
-        status, _ = _request(
-            first, "POST", "/en/accounts/logout/", cookies, {"X-CSRFToken": csrf}
-        )
+        status, _ = _request(first, "POST", "/en/accounts/logout/", cookies, {"X-CSRFToken": csrf})
         assert status == 302
 
         for _ in range(10):
