@@ -3,17 +3,16 @@
 from urllib.parse import urlencode
 
 import pytest
-from django.contrib.contenttypes.models import ContentType
 from django.test import Client
-from django.urls import URLResolver, get_resolver, reverse
-from django.utils import translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quizzes.attempts import attempt_start
 from quizzes.forms import AnswerForm
-from quizzes.models import Answer, Attempt, Quiz
+from quizzes.models import Answer, Attempt
 from tests.factories import make_quiz, make_user
+from tests.site_urls import every_url as site_urls
+from tests.site_urls import url_names, url_values
 
 pytestmark = pytest.mark.django_db
 
@@ -103,12 +102,6 @@ def test_junk_history_pages_never_error(learner_client, scene, page):
 
 # Every view, with junk in its query string and its headers, from anyone: never a 5xx.
 
-NAMED_URL_VALUES = {
-    # Filled in per pattern parameter, by name; what a parameter is not given is junk.
-    "app_label": "quizzes",
-    "number": "1",
-    "url": "junk/",
-}
 latin1_text = st.text(
     # What a server passes on in a header: Latin-1, without line breaks or NUL.
     alphabet=st.characters(max_codepoint=255, exclude_characters="\r\n\x00"),
@@ -155,41 +148,13 @@ HEADERS = [
 PARAMETERS = ["next", "page", "quiz", "attempts", "language", "o", "p", "q", "e", "all", "_popup"]
 
 
-def _patterns(patterns, namespace=()):
-    for pattern in patterns:
-        if isinstance(pattern, URLResolver):
-            inner = (*namespace, pattern.namespace) if pattern.namespace else namespace
-            yield from _patterns(pattern.url_patterns, inner)
-        elif pattern.name:  # the admin's unnamed catch-all only redirects
-            yield ":".join((*namespace, pattern.name)), pattern.pattern.regex.groupindex
-
-
-def _every_url(values: dict[str, str]) -> dict[tuple[str, str], str]:
-    """Each named URL pattern of the site, in both languages, its parameters filled in."""
-    urls = {}
-    for name, parameters in _patterns(get_resolver().url_patterns):
-        kwargs = {parameter: values.get(parameter, "1") for parameter in parameters}
-        for language in ("en", "ar"):
-            with translation.override(language):
-                urls[name, language] = reverse(name, kwargs=kwargs)
-    return urls
-
-
-URL_NAMES = sorted({name for name, _ in _patterns(get_resolver().url_patterns)})
+URL_NAMES = url_names()
 
 
 @pytest.fixture
 def every_url(learner, quiz):
     attempt = attempt_start(user=learner, quiz=quiz)
-    values = {
-        **NAMED_URL_VALUES,
-        "slug": quiz.slug,
-        "pk": str(attempt.pk),
-        "object_id": str(quiz.pk),
-        "content_type_id": str(ContentType.objects.get_for_model(Quiz).pk),
-        "id": str(learner.pk),
-    }
-    return _every_url(values)
+    return site_urls(url_values(quiz=quiz, attempt=attempt, user=learner))
 
 
 SITE_URL_NAMES = [name for name in URL_NAMES if not name.startswith("admin:")]
