@@ -207,6 +207,9 @@ AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 
+# Accounts one client address may create in an hour (accounts/throttle.py); 0: no limit.
+SIGNUP_LIMIT_PER_HOUR = env_int("SIGNUP_LIMIT_PER_HOUR", 20)
+
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("ar", _("Arabic"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
