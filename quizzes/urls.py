@@ -12,4 +12,5 @@ urlpatterns = [
     path("attempts/<int:pk>/", views.attempt_resume, name="attempt"),
     path("attempts/<int:pk>/questions/<int:number>/", views.attempt_question, name="question"),
     path("attempts/<int:pk>/result/", views.attempt_result, name="result"),
+    path("questions/<int:pk>/report/", views.question_report, name="report"),
 ]
