@@ -25,7 +25,7 @@ def _email_field(label) -> forms.EmailField:
     )
 
 
-def _clean_email(email: str, *, exclude_pk: int | None = None) -> str:
+def clean_unique_email(email: str, *, exclude_pk: int | None = None) -> str:
     """An address unique case-insensitively (the database holds an index that agrees)."""
     email = User.objects.normalize_email(email.strip())
     if email and User.objects.filter(email__iexact=email).exclude(pk=exclude_pk).exists():
@@ -52,7 +52,7 @@ class SignUpForm(UserCreationForm):
         return username
 
     def clean_email(self) -> str:
-        return _clean_email(self.cleaned_data.get("email", ""))
+        return clean_unique_email(self.cleaned_data.get("email", ""))
 
     def save(self, commit: bool = True) -> User | None:
         """The new user with their profile; None (and a form error) if a look-alike name or
@@ -92,7 +92,7 @@ class ProfileForm(forms.Form):
         super().__init__(*args, **kwargs)
 
     def clean_email(self) -> str:
-        return _clean_email(self.cleaned_data.get("email", ""), exclude_pk=self.user.pk)
+        return clean_unique_email(self.cleaned_data.get("email", ""), exclude_pk=self.user.pk)
 
     @property
     def changes_email(self) -> bool:

@@ -169,7 +169,7 @@ CSRF_FAILURE_VIEW = "quizzes.views.csrf_failure"
 # (Lower-case names: Django reads only upper-case ones, and the EMAIL_* settings are deprecated.)
 email_host = os.environ.get("EMAIL_HOST", "")
 if DEBUG and not email_host:
-    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+    MAILERS = {"default": {"BACKEND": "accounts.mail.ReadableConsoleBackend"}}
 else:
     MAILERS = {
         "default": {

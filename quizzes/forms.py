@@ -42,13 +42,21 @@ class AnswerForm(forms.Form):
     question = IdField(min_value=1, max_value=MAX_ID, required=False)
 
 
+class ReasonSelect(forms.RadioSelect):
+    """Radio buttons whose group has an id: the error summary links to it, as to the answer
+    form's choices (Django leaves a radio group without one)."""
+
+    def id_for_label(self, id_, index=None):
+        return id_ if index is None else super().id_for_label(id_, index)
+
+
 class ReportForm(forms.Form):
     """What is wrong with a question, in the learner's words."""
 
     reason = forms.ChoiceField(
         label=_("What is wrong?"),
         choices=QuestionReport.Reason.choices,
-        widget=forms.RadioSelect,
+        widget=ReasonSelect,
         error_messages={
             "required": _("Choose what is wrong with the question."),
             "invalid_choice": _("Choose one of the reasons listed."),

@@ -158,3 +158,22 @@ def test_the_profile_form_needs_a_csrf_token(huda):
     client.force_login(huda)
     response = client.post("/en/accounts/profile/", {"email": "", "language": "ar"})
     assert response.status_code == 403
+
+
+def test_the_admin_refuses_an_email_another_account_uses(admin_client):
+    omar = make_user("omar", email="omar@example.org")
+    huda = make_user("huda2", email="")
+    page = admin_client.get(f"/en/admin/auth/user/{huda.pk}/change/")
+    data = {
+        key: value
+        for key, value in page.context["adminform"].form.initial.items()
+        if value is not None and key not in {"groups", "user_permissions", "password"}
+    }
+    data.update(
+        {"email": "OMAR@example.org", "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00"}
+    )
+    response = admin_client.post(f"/en/admin/auth/user/{huda.pk}/change/", data)
+    assert response.status_code == 200
+    assert "Another account uses this email address" in response.content.decode()
+    huda.refresh_from_db()
+    assert huda.email == "" and omar.email == "omar@example.org"
