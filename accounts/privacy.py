@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from quizzes.privacy import attempts_export, reports_export
+from quizzes.privacy import attempts_export, iso, reports_export
 
 from .models import Profile
 
@@ -28,17 +28,13 @@ FORMAT = "daleel-account-export"
 VERSION = 1
 
 
-def _when(value) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
 def account_section(user: User) -> dict:
     return {
         "username": user.get_username(),
         "email": user.email,
         "preferred_language": Profile.for_user(user).language,
-        "date_joined": _when(user.date_joined),
-        "last_login": _when(user.last_login),
+        "date_joined": iso(user.date_joined),
+        "last_login": iso(user.last_login),
     }
 
 
@@ -47,8 +43,8 @@ def sign_ins_section(user: User) -> list[dict]:
     logs = AccessLog.objects.filter(username=user.get_username()).order_by("attempt_time")
     return [
         {
-            "at": _when(log.attempt_time),
-            "signed_out_at": _when(log.logout_time),
+            "at": iso(log.attempt_time),
+            "signed_out_at": iso(log.logout_time),
             "ip_address": log.ip_address,
             "user_agent": log.user_agent,
         }

@@ -120,6 +120,11 @@ class LogoutView(auth_views.LogoutView):
         return render(request, "accounts/logout.html")
 
 
+def _form_page(request: HttpRequest, template: str, form) -> HttpResponse:
+    """A page of one form: 400 when the form was sent with errors."""
+    return render(request, template, {"form": form}, status=400 if form.errors else 200)
+
+
 @require_http_methods(["GET", "POST"])
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
@@ -132,12 +137,7 @@ def profile(request: HttpRequest) -> HttpResponse:
             return redirect("accounts:profile")
         if form.has_error("password", "password_incorrect"):
             _count_wrong_password(request, ProfileForm)
-    return render(
-        request,
-        "accounts/profile.html",
-        {"form": form},
-        status=400 if form.errors else 200,
-    )
+    return _form_page(request, "accounts/profile.html", form)
 
 
 @require_safe
@@ -166,12 +166,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
             logout(request)
             return redirect("accounts:deleted")
         _count_wrong_password(request, PasswordConfirmForm)
-    return render(
-        request,
-        "accounts/delete.html",
-        {"form": form},
-        status=400 if form.errors else 200,
-    )
+    return _form_page(request, "accounts/delete.html", form)
 
 
 @require_safe

@@ -10,7 +10,8 @@ from django.db.models import Prefetch
 from .models import Answer, Attempt, QuestionReport
 
 
-def _when(value) -> str | None:
+def iso(value) -> str | None:
+    """A moment as ISO 8601, or None."""
     return value.isoformat() if value is not None else None
 
 
@@ -28,8 +29,8 @@ def attempts_export(user) -> list[dict]:
         {
             "quiz": attempt.quiz.slug,
             "quiz_title": attempt.quiz.title,
-            "started_at": _when(attempt.started_at),
-            "finished_at": _when(attempt.finished_at),
+            "started_at": iso(attempt.started_at),
+            "finished_at": iso(attempt.finished_at),
             "score": attempt.score,
             "total": attempt.total,
             "answers": [
@@ -39,7 +40,7 @@ def attempts_export(user) -> list[dict]:
                     "choice": answer.choice.text,
                     "correct_choice": answer.correct_choice.text,
                     "is_correct": answer.is_correct,
-                    "answered_at": _when(answer.answered_at),
+                    "answered_at": iso(answer.answered_at),
                 }
                 for answer in attempt.answers.all()
             ],
@@ -61,8 +62,8 @@ def reports_export(user) -> list[dict]:
             "prompt": report.question.prompt,
             "reason": report.reason,
             "text": report.text,
-            "created_at": _when(report.created_at),
-            "resolved_at": _when(report.resolved_at),
+            "created_at": iso(report.created_at),
+            "resolved_at": iso(report.resolved_at),
         }
         for report in reports
     ]
