@@ -2,6 +2,7 @@ import json
 
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_lockout_response
+from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
@@ -219,5 +220,14 @@ class PasswordResetView(auth_views.PasswordResetView):
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's reset link. A new password set through the mail also lifts the account's
+    sign-in lockouts: whoever reads the learner's mail could take the account anyway, and
+    the learner locked out by their own forgotten password gets in at once."""
+
     template_name = "accounts/password_reset_confirm.html"
     success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        axes_reset(username=form.user.get_username())
+        return response

@@ -161,3 +161,24 @@ def test_junk_addresses_get_a_clear_error(client, email, mailoutbox):
 def test_reset_pages_exist_in_arabic(client):
     page = client.get("/ar/accounts/password/reset/").content.decode()
     assert "إعادة تعيين كلمة المرور" in page and 'dir="rtl"' in page
+
+
+def test_a_learner_locked_out_by_a_forgotten_password_signs_in_after_the_reset(
+    settings, mailoutbox
+):
+    make_user("huda", email="huda@example.org")
+    browser = Client(REMOTE_ADDR="198.51.100.7")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        browser.post("/en/accounts/login/", {"username": "huda", "password": "forgotten"})
+    assert (
+        browser.post("/en/accounts/login/", {"username": "huda", "password": PASSWORD}).status_code
+        == 429
+    )
+
+    _ask(browser, "huda@example.org")
+    form = browser.get(_link(mailoutbox[0]), follow=True)
+    browser.post(
+        form.redirect_chain[-1][0], {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}
+    )
+    response = browser.post("/en/accounts/login/", {"username": "huda", "password": NEW_PASSWORD})
+    assert response.status_code == 302
