@@ -3,8 +3,9 @@
 The export is one JSON document made of sections, one function each (`SECTIONS`). What a
 new model holds about a learner is a new section: write `thing_export(user)` next to the
 model and add it here. Erasure follows the database's cascades from the user (attempts and
-their answers, reports, the profile), then removes what refers to the learner only by name
-(django-axes' sign-in records) and ends every session they have.
+their answers, review cards and review answers, reports, the profile), then removes what
+refers to the learner only by name (django-axes' sign-in records) and ends every session
+they have.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from quizzes.privacy import attempts_export, iso, reports_export
+from quizzes.privacy import attempts_export, iso, reports_export, review_cards_export
 
 from .models import Profile
 
@@ -56,6 +57,7 @@ SECTIONS: dict[str, Callable[[User], Any]] = {
     "account": account_section,
     "sign_ins": sign_ins_section,
     "attempts": attempts_export,
+    "review_cards": review_cards_export,
     "question_reports": reports_export,
 }
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 
-from .models import Answer, Attempt, QuestionReport
+from .models import Answer, Attempt, QuestionReport, ReviewAnswer, ReviewCard
 
 
 def iso(value) -> str | None:
@@ -46,6 +46,41 @@ def attempts_export(user) -> list[dict]:
             ],
         }
         for attempt in attempts
+    ]
+
+
+def review_cards_export(user) -> list[dict]:
+    answers = ReviewAnswer.objects.select_related("choice", "correct_choice").order_by(
+        "answered_at", "pk"
+    )
+    cards = (
+        ReviewCard.objects.filter(user=user)
+        .select_related("question__quiz")
+        .prefetch_related(Prefetch("answers", queryset=answers))
+        .order_by("created_at", "pk")
+    )
+    return [
+        {
+            "quiz": card.question.quiz.slug,
+            "question": card.question.position,
+            "prompt": card.question.prompt,
+            "created_at": iso(card.created_at),
+            "due": iso(card.due),
+            "state": card.get_state_display(),
+            "stability": card.stability,
+            "difficulty": card.difficulty,
+            "last_review": iso(card.last_review),
+            "answers": [
+                {
+                    "choice": answer.choice.text if answer.choice else None,
+                    "correct_choice": answer.correct_choice.text if answer.correct_choice else None,
+                    "is_correct": answer.is_correct,
+                    "answered_at": iso(answer.answered_at),
+                }
+                for answer in card.answers.all()
+            ],
+        }
+        for card in cards
     ]
 
 

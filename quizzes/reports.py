@@ -1,8 +1,9 @@
 """Learners' reports of problems with questions: who may report what, and how often.
 
 One open report per learner and question (a database constraint); a learner reports only a
-question they have answered, which is where the feedback offers it; and a learner files at
-most QUESTION_REPORT_RATE reports (django-ratelimit, counted in the cache).
+question they have answered (in an attempt or a review), which is where the feedback offers
+it; and a learner files at most QUESTION_REPORT_RATE reports (django-ratelimit, counted in
+the cache).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_ratelimit.core import is_ratelimited
 
-from .models import Answer, Question, QuestionReport
+from .models import Answer, Question, QuestionReport, ReviewAnswer
 
 
 @dataclass
@@ -32,9 +33,10 @@ TOO_MANY = _("You have sent many reports in a short time; please try again in an
 
 
 def reportable_question(*, user, question_pk: int) -> Question | None:
-    """The question, if `user` has answered it in one of their attempts; otherwise None."""
+    """The question, if `user` has answered it in an attempt or a review; otherwise None."""
     answered = Answer.objects.filter(attempt__user=user, question_id=question_pk)
-    if not answered.exists():
+    reviewed = ReviewAnswer.objects.filter(user=user, question_id=question_pk)
+    if not (answered.exists() or reviewed.exists()):
         return None
     return Question.objects.select_related("quiz").filter(pk=question_pk).first()
 

@@ -10,7 +10,8 @@ from django.test import Client
 from accounts.models import Profile
 from accounts.privacy import SECTIONS
 from quizzes.attempts import answer_record, attempt_start
-from quizzes.models import Answer, Attempt, Question, QuestionReport
+from quizzes.models import Answer, Attempt, Question, QuestionReport, ReviewAnswer, ReviewCard
+from quizzes.review import review_submit
 from tests.factories import PASSWORD, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +39,10 @@ def huda(db, quiz):
     QuestionReport.objects.create(
         user=user, question=quiz.questions.first(), reason="unclear", text="<b>Which one?</b>"
     )
+    # The missed questions came back for review; one was answered there, right this time.
+    card = ReviewCard.objects.get(user=user, question__position=1)
+    right = card.question.choices.get(is_correct=True)
+    review_submit(user_id=user.pk, card_id=card.pk, revision=card.reviews, choice_id=right.pk)
     return user
 
 
@@ -71,6 +76,17 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
     assert first["answers"][0]["correct_choice"] == "Choice 1.1"
     assert second["finished_at"] is None and len(second["answers"]) == 1
     assert data["question_reports"][0]["text"] == "<b>Which one?</b>"
+    cards = {card["question"]: card for card in data["review_cards"]}
+    assert set(cards) == {1, 2, 3}
+    assert cards[1]["answers"] == [
+        {
+            "choice": "Choice 1.1",
+            "correct_choice": "Choice 1.1",
+            "is_correct": True,
+            "answered_at": cards[1]["answers"][0]["answered_at"],
+        }
+    ]
+    assert cards[2]["due"] is not None and cards[2]["answers"] == []
     assert data["sign_ins"][0]["ip_address"] == "198.51.100.7"
 
 
@@ -127,6 +143,8 @@ def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(h
     assert not Attempt.objects.filter(user_id=huda.pk).exists()
     assert not Answer.objects.filter(attempt__user_id=huda.pk).exists()
     assert not QuestionReport.objects.filter(user_id=huda.pk).exists()
+    assert not ReviewCard.objects.filter(user_id=huda.pk).exists()
+    assert not ReviewAnswer.objects.filter(user_id=huda.pk).exists()
     assert not AccessLog.objects.filter(username="huda").exists()
     assert not AccessAttempt.objects.filter(username="huda").exists()
     # Every session ended, in the table and in the cache; the phone is signed out too.
@@ -140,6 +158,7 @@ def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(h
     assert Attempt.objects.filter(user=other).count() == 1
     assert Answer.objects.filter(attempt__user=other).count() == 3
     assert QuestionReport.objects.filter(user=other).count() == 1
+    assert ReviewCard.objects.filter(user=other).count() == 3
     assert Question.objects.filter(quiz=quiz).count() == 3
     assert others_session.get("/en/attempts/").status_code == 200
 

@@ -203,3 +203,19 @@ def test_instructors_cannot_add_or_delete_reports(learner, answered, instructor)
     assert client.get("/en/admin/quizzes/questionreport/add/").status_code == 403
     assert client.post(f"/en/admin/quizzes/questionreport/{report.pk}/delete/").status_code == 403
     assert QuestionReport.objects.filter(pk=report.pk).exists()
+
+
+def test_a_review_step_offers_to_report_its_question_too(learner, learner_client, answered):
+    from quizzes.models import ReviewCard
+    from quizzes.review import review_submit
+
+    _attempt, question = answered
+    card = ReviewCard.objects.get(user=learner, question=question)
+    outcome = review_submit(
+        user_id=learner.pk,
+        card_id=card.pk,
+        revision=card.reviews,
+        choice_id=wrong_choice(question).pk,
+    )
+    page = learner_client.get(f"/en/review/answers/{outcome.answer.pk}/").content.decode()
+    assert f'href="{_url(question)}?next=/en/review/answers/{outcome.answer.pk}/"' in page

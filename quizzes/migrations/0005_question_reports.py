@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0003_choice_feedback'),
+        ('quizzes', '0004_review_cards'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
