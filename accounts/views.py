@@ -23,6 +23,7 @@ from .client_ip import client_ip
 from .forms import PasswordConfirmForm, PasswordResetForm, ProfileForm, SignUpForm
 from .models import Profile
 from .privacy import account_delete, account_export
+from .throttle import signup_record, signup_wait
 
 
 def _safe_next(request: HttpRequest) -> str | None:
@@ -38,9 +39,15 @@ def _safe_next(request: HttpRequest) -> str | None:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("quizzes:catalog")
+    address = client_ip(request)
+    if request.method == "POST" and (wait := signup_wait(address=address)):
+        response = render(request, "accounts/signup_limited.html", {"wait": wait}, status=429)
+        response["Retry-After"] = str(int(wait.total_seconds()) + 1)
+        return response
     form = SignUpForm(request.POST or None)
     # save() is None when a look-alike name or the address was taken in the meantime.
     if request.method == "POST" and form.is_valid() and (user := form.save()) is not None:
+        signup_record(address=address)
         # axes' backend needs the request, so name the model backend explicitly.
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_safe_next(request) or "quizzes:catalog")
@@ -176,10 +183,6 @@ def deleted(request: HttpRequest) -> HttpResponse:
 
 
 def _client_key(group: str, request: HttpRequest) -> str:
-    # client_ip() reads X-Forwarded-For for the proxies in front; with none, the connection's
-    # address is the client's (as for django-axes, which calls client_ip only with proxies).
-    if not settings.TRUSTED_PROXY_COUNT:
-        return request.META.get("REMOTE_ADDR") or ""
     return client_ip(request) or ""
 
 

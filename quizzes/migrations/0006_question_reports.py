@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0004_review_cards'),
+        ('quizzes', '0005_quiz_settings'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

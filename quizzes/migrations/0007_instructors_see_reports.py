@@ -31,6 +31,6 @@ def revoke(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("quizzes", "0005_question_reports")]
+    dependencies = [("quizzes", "0006_question_reports")]
 
     operations = [migrations.RunPython(grant, revoke)]
