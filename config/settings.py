@@ -28,6 +28,11 @@ def env_int(name: str, default: int) -> int:
     return int(value) if value.strip() else default
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "")
+    return float(value) if value.strip() else default
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name, "")
     return [item.strip() for item in value.split(",") if item.strip()] or default
@@ -141,12 +146,23 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            # Django's RedisCache that serves from the database while Redis is unreachable
+            # (config/cache.py), with short timeouts so that a hung Redis cannot hang workers.
+            "BACKEND": "config.cache.OutageTolerantRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "socket_connect_timeout": env_float("REDIS_CONNECT_TIMEOUT", 0.5),
+                "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT", 0.5),
+                "retry_seconds": env_float("REDIS_RETRY_SECONDS", 5),
+            },
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-# Sessions read from the cache and survive a cache flush through the database.
+# Sessions are read from the cache, and from the database when the cache misses (emptied, or
+# Redis unreachable): a learner stays signed in through either.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 AUTHENTICATION_BACKENDS = [
