@@ -133,11 +133,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's psycopg 3 connection pool; a pool wants CONN_MAX_AGE 0.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # The pool checks a connection before handing it out, so that after PostgreSQL restarts
+    # the first requests get new connections, not the dead ones the pool kept.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"]["OPTIONS"] = {
         "pool": {
             "min_size": env_int("DB_POOL_MIN_SIZE", 2),
             "max_size": env_int("DB_POOL_MAX_SIZE", 10),
-            "timeout": 10,
+            # How long a request waits for a connection before it answers 503: while
+            # PostgreSQL is down, every request waits this long.
+            "timeout": env_float("DB_POOL_TIMEOUT", 5),
         }
     }
 
@@ -245,7 +250,7 @@ SECURE_HSTS_SECONDS = 0 if DEBUG else env_int("SECURE_HSTS_SECONDS", 60 * 60 * 2
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
@@ -261,6 +266,12 @@ if TRUSTED_PROXY_COUNT:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"database_outage": {"()": "config.outages.DatabaseOutageLogFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        # While PostgreSQL is down every request fails alike: one traceback a minute, not one
+        # per request (config/outages.py).
+        "django.request": {"filters": ["database_outage"]},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }

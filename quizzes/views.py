@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import sys
 from functools import wraps
 from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
+from django.db import connection
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -17,6 +19,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django.views.decorators.vary import vary_on_headers
 from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
+
+from config.outages import DATABASE_UNREACHABLE, RETRY_AFTER_SECONDS, is_database_outage
 
 from . import history as history_stats
 from .attempts import AttemptError, AttemptState, answer_record, attempt_start, attempt_state
@@ -72,6 +76,23 @@ def _attempt_for(request: HttpRequest, pk: int) -> Attempt:
 
 @require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@require_safe
+def readyz(request: HttpRequest) -> HttpResponse:
+    """Ready to serve learners: the database answers. (Redis is not asked: without it the
+    site is slower, not down.)"""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DATABASE_UNREACHABLE:
+        return HttpResponse(
+            "database unavailable",
+            content_type="text/plain",
+            status=503,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     return HttpResponse("ok", content_type="text/plain")
 
 
@@ -293,6 +314,11 @@ def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    # Django calls this while it handles the exception, so sys.exception() is the error.
+    if is_database_outage(sys.exception()):
+        response = _error_page(request, "errors/503.html", 503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     return _error_page(request, "errors/500.html", 500)
 
 

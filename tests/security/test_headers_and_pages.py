@@ -123,6 +123,16 @@ def test_healthz_answers_ok_without_a_session_or_the_database(django_assert_num_
     )
 
 
+@pytest.mark.django_db
+def test_readyz_answers_ok_after_one_statement_and_without_a_session(django_assert_num_queries):
+    client = Client()
+    with django_assert_num_queries(1):
+        response = client.get("/readyz")
+    assert response.status_code == 200 and response.content == b"ok"
+    assert "sessionid" not in response.cookies
+    assert "Cookie" not in response.get("Vary", "")
+
+
 def test_a_learners_pages_are_never_kept_by_shared_caches(learner_client, pages):
     # Every one: even the catalog shows the learner's name and progress.
     for url in pages + ["/en/accounts/password/done/"]:
