@@ -1,7 +1,8 @@
 # Throwaway PostgreSQL on 127.0.0.1 for tests and benchmarks; source this file, then
 #   pg_start [PORT] -> exports DATABASE_URL for a fresh server with a CREATEDB role (on a free
 #                      port unless PORT is given)
-#   pg_down         -> stops it, keeping its data (an outage)
+#   pg_down [MODE]  -> stops it, keeping its data (an outage); MODE fast (default: open
+#                      transactions roll back) or immediate (as in a crash)
 #   pg_up           -> starts it again on the same port with the same data
 #   pg_stop         -> stops it and removes its folder
 # Debian's postgresql package provides the binaries; nothing runs on the default port.
@@ -46,7 +47,7 @@ pg_up() {
 }
 
 pg_down() {
-  _pg_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null
+  _pg_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m "${1:-fast}" -w stop >/dev/null
 }
 
 pg_stop() {

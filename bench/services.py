@@ -99,9 +99,10 @@ class Postgres:
             check=True,
         )
 
-    def stop(self) -> None:
-        """Stop the server, keeping its data; open connections are cut."""
-        self._run("pg_down")
+    def stop(self, *, crash: bool = False) -> None:
+        """Stop the server, keeping its data; open connections are cut. A crash stops every
+        server process at once, before any open transaction can end."""
+        self._run("pg_down immediate" if crash else "pg_down")
 
     def start(self) -> None:
         self._run("pg_up")

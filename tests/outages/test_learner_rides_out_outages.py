@@ -5,8 +5,10 @@ counted exactly once."""
 
 import re
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+import psycopg
 import pytest
 import redis as redis_py
 
@@ -20,7 +22,7 @@ STEP = re.compile(r"/en/attempts/(\d+)/questions/1/")
 
 
 class Learner:
-    def __init__(self, site: str, choices: list[list[int]], correct: list[int]) -> None:
+    def __init__(self, site: str, correct: list[int]) -> None:
         self.browser = Browser(site)
         self.correct = correct
         self.attempt = ""
@@ -47,9 +49,7 @@ class Learner:
         return f"/en/attempts/{self.attempt}/questions/{number}/"
 
     def answer(self, number: int, *, htmx: bool = False) -> Response:
-        return self.browser.post(
-            self.step(number), {"choice": self.correct[number - 1]}, htmx=htmx
-        )
+        return self.browser.post(self.step(number), {"choice": self.correct[number - 1]}, htmx=htmx)
 
     def answer_and_see_feedback(self, number: int) -> None:
         assert self.get(self.step(number)).status == 200
@@ -57,6 +57,26 @@ class Learner:
         feedback = self.get(self.step(number))
         assert feedback.status == 200
         assert "feedback--" in feedback.text
+
+
+def answer_in_flight(
+    learner: Learner, number: int, database_url: str
+) -> tuple[Future, psycopg.Connection]:
+    """Send answer `number` from another connection of the learner's browser and return once
+    the server is writing it: its INSERT waits on a lock that the returned connection holds
+    until the server stops."""
+    locker = psycopg.connect(database_url, autocommit=False)
+    locker.execute("LOCK TABLE quizzes_answer IN EXCLUSIVE MODE")
+    tab = Browser(learner.browser.base_url, cookies=dict(learner.browser.cookies))
+    form = {"choice": learner.correct[number - 1]}
+    pool = ThreadPoolExecutor(1)
+    sent = pool.submit(tab.post, learner.step(number), form)
+    pool.shutdown(wait=False)
+    deadline = time.monotonic() + 30
+    while not locker.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").fetchone()[0]:
+        assert time.monotonic() < deadline, "the answer never reached its INSERT"
+        time.sleep(0.05)
+    return sent, locker
 
 
 def wait_until_ready(browser: Browser, seconds: float = 30) -> None:
@@ -81,7 +101,7 @@ def test_a_learner_finishes_a_quiz_through_a_redis_outage_and_a_postgresql_outag
         slug, quiz = sorted(services.site_task(env, "content").items())[0]
         assert len(quiz["correct"]) == 8
         with services.gunicorn(env, workers=2, threads=2, log_dir=tmp_path) as [site]:
-            learner = Learner(site, quiz["choices"], quiz["correct"])
+            learner = Learner(site, quiz["correct"])
             learner.sign_in("rides-out", new=True)
             learner.start(slug)
             learner.answer_and_see_feedback(1)
@@ -103,8 +123,13 @@ def test_a_learner_finishes_a_quiz_through_a_redis_outage_and_a_postgresql_outag
             learner.answer_and_see_feedback(5)
             assert redis_py.Redis.from_url(redis.url).dbsize() > 0
 
-            # PostgreSQL stops: 503 with Retry-After on learner and admin pages, /healthz up.
-            database.stop()
+            # PostgreSQL crashes while answer 6 is being written (its INSERT waits on a lock).
+            in_flight, _lock = answer_in_flight(learner, 6, database.url)
+            database.stop(crash=True)
+            done = in_flight.result(timeout=30)
+            assert done.status == 503
+
+            # While it is down: 503 with Retry-After on learner and admin pages, /healthz up.
             refused = learner.answer(6)
             assert refused.status == 503
             assert refused.header("Retry-After") == "30"
@@ -112,7 +137,7 @@ def test_a_learner_finishes_a_quiz_through_a_redis_outage_and_a_postgresql_outag
             assert learner.answer(6, htmx=True).status == 503
             arabic = learner.get(learner.step(6).replace("/en/", "/ar/"))
             assert arabic.status == 503
-            assert 'dir="rtl"' in arabic.text
+            assert "«دليل» غير متاح مؤقتًا" in arabic.text
             assert learner.get("/en/admin/").status == 503
             assert learner.get("/healthz").status == 200
             not_ready = learner.get("/readyz")
@@ -122,6 +147,7 @@ def test_a_learner_finishes_a_quiz_through_a_redis_outage_and_a_postgresql_outag
             # PostgreSQL is back: the same servers serve again.
             database.start()
             wait_until_ready(learner.browser)
+            assert "feedback--" not in learner.get(learner.step(6)).text  # not half-written
             for number in (6, 7, 8):
                 learner.answer_and_see_feedback(number)
             result = learner.get(f"/en/attempts/{learner.attempt}/result/")
