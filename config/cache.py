@@ -80,10 +80,18 @@ class _Unreachable:
                 self.skipped = 0
 
 
+# Django makes a cache backend per thread; what a process knows of a Redis is shared by all.
+_unreachable_by_servers: dict[tuple[str, ...], _Unreachable] = {}
+_unreachable_lock = threading.Lock()
+
+
 class OutageTolerantRedisCacheClient(RedisCacheClient):
     def __init__(self, servers, *, retry_seconds: float = 5, **options) -> None:
         super().__init__(servers, **options)
-        self._unreachable = _Unreachable(retry_seconds)
+        with _unreachable_lock:
+            self._unreachable = _unreachable_by_servers.setdefault(
+                tuple(servers), _Unreachable(retry_seconds)
+            )
 
     def _call(self, operation: str, fallback, *args):
         """RedisCacheClient's `operation`, or `fallback` when Redis cannot be reached."""

@@ -45,5 +45,8 @@ class DatabaseOutageLogFilter(logging.Filter):
                 self._held += 1
                 return False
             held, self._held, self._logged_at = self._held, 0, now
-        record.msg = f"Database unreachable, answered 503 ({held} more not logged since the last such line): {record.msg}"
+        record.msg = (
+            f"Database unreachable, answered 503 ({held} more not logged since the last such "
+            f"line): {record.msg}"
+        )
         return True

@@ -48,6 +48,17 @@ def test_with_nothing_listening_reads_miss_writes_are_skipped_and_one_warning_is
     assert "Redis unreachable" in warnings[0]
 
 
+def test_the_threads_of_a_process_share_one_warning_a_minute(caplog):
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    threads = [cache_on(url), cache_on(url)]  # Django makes one backend per thread
+
+    with caplog.at_level(logging.WARNING, logger="daleel.cache"):
+        for cache in threads * 10:
+            assert cache.get("key") is None
+
+    assert len(warnings_of(caplog)) == 1
+
+
 def test_a_stopped_redis_is_used_again_when_it_returns_without_a_new_cache(caplog):
     with redis_server() as server:
         cache = cache_on(server.url)
