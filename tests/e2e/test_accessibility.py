@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.template.loader import render_to_string
+from django.test import RequestFactory
+from django.utils import translation
 from playwright.sync_api import Page, expect
 
 from quizzes.models import Attempt
@@ -153,6 +156,33 @@ def test_every_page_type_has_no_axe_violations(
             failures.append(f"-- {variant}:\n{support.describe(violations)}")
         support.screenshot(page, screenshots_dir, f"{index:02d}-{page_type}-{lang}-{variant}")
     assert not failures, f"axe-core violations on {page.url}:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_database_unavailable_page_has_no_axe_violations(
+    page: Page, live_server, axe_source, screenshots_dir, lang
+):
+    """The 503 page exists only while PostgreSQL is down (tests/outages stops it for real); here
+    the page the handler renders is served at a live URL, so its stylesheet loads as it would."""
+    path = f"/{lang}/attempts/1/questions/3/"
+    with translation.override(lang):
+        html = render_to_string("errors/503.html", request=RequestFactory().get(path))
+    page.route(
+        f"**{path}", lambda route: route.fulfill(status=503, body=html, content_type="text/html")
+    )
+    response = page.goto(path)
+    assert response is not None and response.status == 503
+    assert page.evaluate("document.documentElement.dir") == ("rtl" if lang == "ar" else "ltr")
+
+    failures = []
+    for variant, viewport, scheme in VARIANTS:
+        page.set_viewport_size(viewport)
+        page.emulate_media(color_scheme=scheme)
+        violations = support.axe_violations(page, axe_source)
+        if violations:
+            failures.append(f"-- {variant}:\n{support.describe(violations)}")
+        support.screenshot(page, screenshots_dir, f"99-unavailable-{lang}-{variant}")
+    assert not failures, "axe-core violations on the 503 page:\n" + "\n".join(failures)
 
 
 def test_the_axe_check_reports_a_violation_when_there_is_one(page: Page, seeded, axe_source):
