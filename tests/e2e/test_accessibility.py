@@ -147,6 +147,11 @@ def test_every_page_type_has_no_axe_violations(
     assert_whole_page(page, lang)
 
     index = list(PAGE_TYPES).index(page_type) + 1
+    _audit_every_variant(page, axe_source, screenshots_dir, f"{index:02d}-{page_type}-{lang}")
+
+
+def _audit_every_variant(page: Page, axe_source: str, screenshots_dir, name: str) -> None:
+    """axe-core on the page at every viewport and colour scheme, photographed in each."""
     failures = []
     for variant, viewport, scheme in VARIANTS:
         page.set_viewport_size(viewport)
@@ -154,7 +159,7 @@ def test_every_page_type_has_no_axe_violations(
         violations = support.axe_violations(page, axe_source)
         if violations:
             failures.append(f"-- {variant}:\n{support.describe(violations)}")
-        support.screenshot(page, screenshots_dir, f"{index:02d}-{page_type}-{lang}-{variant}")
+        support.screenshot(page, screenshots_dir, f"{name}-{variant}")
     assert not failures, f"axe-core violations on {page.url}:\n" + "\n".join(failures)
 
 
@@ -173,16 +178,7 @@ def test_the_database_unavailable_page_has_no_axe_violations(
     response = page.goto(path)
     assert response is not None and response.status == 503
     assert page.evaluate("document.documentElement.dir") == ("rtl" if lang == "ar" else "ltr")
-
-    failures = []
-    for variant, viewport, scheme in VARIANTS:
-        page.set_viewport_size(viewport)
-        page.emulate_media(color_scheme=scheme)
-        violations = support.axe_violations(page, axe_source)
-        if violations:
-            failures.append(f"-- {variant}:\n{support.describe(violations)}")
-        support.screenshot(page, screenshots_dir, f"99-unavailable-{lang}-{variant}")
-    assert not failures, "axe-core violations on the 503 page:\n" + "\n".join(failures)
+    _audit_every_variant(page, axe_source, screenshots_dir, f"99-unavailable-{lang}")
 
 
 def test_the_axe_check_reports_a_violation_when_there_is_one(page: Page, seeded, axe_source):
