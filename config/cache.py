@@ -4,17 +4,17 @@ Redis is only a cache here: sessions are read back from PostgreSQL (`cached_db`)
 content from its tables whenever the cache answers nothing. So when Redis fails, reads answer
 "not cached", writes are skipped, and the site goes on from the database.
 
-Django's built-in backend raises on every connection error, and django-redis's
-IGNORE_EXCEPTIONS tries Redis again on every operation (an unreachable Redis then costs its
-timeout several times per request) and logs each failure. This backend also:
+Django's built-in backend raises on every connection error. django-redis's IGNORE_EXCEPTIONS
+swallows them but tries Redis again on every operation (an unreachable Redis then costs its
+timeout several times per request) and logs every failure or none. This backend:
 
-- stops trying for `RETRY_SECONDS` after a failure, so a hung Redis costs one timeout per
-  process per pause, not one per operation;
-- logs one warning when Redis fails, at most one a minute while it stays away, and one when
-  it is back;
-- empties the cache when it reaches Redis again after skipping writes: a session that was
-  ended, or changed, while Redis was unreachable must not come back from a Redis that kept
-  its data.
+- leaves Redis alone for OPTIONS["retry_seconds"] (REDIS_RETRY_SECONDS) after a failure, so
+  a hung Redis costs each process one timeout per pause, not one per operation;
+- logs a warning when Redis fails, at most one a minute per process while it stays away, and
+  one line when it is back;
+- empties the cache when it reaches Redis again after an outage: a session ended or changed
+  while Redis was unreachable (the write was skipped) must not come back from a Redis that
+  kept its data.
 """
 
 from __future__ import annotations
