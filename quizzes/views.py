@@ -13,6 +13,7 @@ from django.db import connection
 from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
@@ -335,6 +336,11 @@ def history(request: LearnerRequest) -> HttpResponse:
     )
 
 
+# Error pages that must render while the database or the session is failing
+# (templates/errors/standalone.html).
+STANDALONE_ERROR_PAGES = {"errors/500.html", "errors/503.html"}
+
+
 def _error_page(
     request: HttpRequest, template: str, status: int, context: dict[str, Any] | None = None
 ) -> HttpResponse:
@@ -346,6 +352,11 @@ def _error_page(
     """
     if getattr(request, "htmx", False):
         response = HttpResponse(status=status, headers={"HX-Refresh": "true"})
+    elif template in STANDALONE_ERROR_PAGES:
+        # Without context processors: they may read the user, and so the database, which is
+        # what may have failed.
+        page = render_to_string(template, {"request": request, **(context or {})})
+        response = HttpResponse(page, status=status)
     else:
         response = render(request, template, context, status=status)
     patch_vary_headers(response, ["HX-Request"])
