@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Concatenate
@@ -8,9 +9,11 @@ from urllib.parse import urlsplit
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
+from django.db import connection
 from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
@@ -21,6 +24,8 @@ from django.views.decorators.vary import vary_on_headers
 from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
 from django_htmx.middleware import HtmxDetails
+
+from config.outages import DATABASE_UNREACHABLE, RETRY_AFTER_SECONDS, is_database_outage
 
 from . import history as history_stats
 from . import reports
@@ -129,6 +134,23 @@ def _state_for(request: LearnerRequest, pk: int) -> AttemptState:
 
 @require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@require_safe
+def readyz(request: HttpRequest) -> HttpResponse:
+    """Ready to serve learners: the database answers. (Redis is not asked: without it the
+    site is slower, not down.)"""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DATABASE_UNREACHABLE:
+        return HttpResponse(
+            "database unavailable",
+            content_type="text/plain",
+            status=503,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     return HttpResponse("ok", content_type="text/plain")
 
 
@@ -368,6 +390,11 @@ def history(request: LearnerRequest) -> HttpResponse:
     )
 
 
+# Error pages that must render while the database or the session is failing
+# (templates/errors/standalone.html).
+STANDALONE_ERROR_PAGES = {"errors/500.html", "errors/503.html"}
+
+
 def _error_page(
     request: HttpRequest, template: str, status: int, context: dict[str, Any] | None = None
 ) -> HttpResponse:
@@ -379,6 +406,11 @@ def _error_page(
     """
     if getattr(request, "htmx", False):
         response = HttpResponse(status=status, headers={"HX-Refresh": "true"})
+    elif template in STANDALONE_ERROR_PAGES:
+        # Without context processors: they may read the user, and so the database, which is
+        # what may have failed.
+        page = render_to_string(template, {"request": request, **(context or {})})
+        response = HttpResponse(page, status=status)
     else:
         response = render(request, template, context, status=status)
     patch_vary_headers(response, ["HX-Request"])
@@ -398,6 +430,11 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    # Django calls this while it handles the exception, so sys.exception() is the error.
+    if is_database_outage(sys.exception()):
+        response = _error_page(request, "errors/503.html", 503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     return _error_page(request, "errors/500.html", 500)
 
 
