@@ -42,18 +42,44 @@ class QuestionInline(BilingualFieldsMixin, TranslationStackedInline):
     show_change_link = True
 
 
+class GuideQuizInline(admin.TabularInline):
+    """The guide's quizzes in the order learners see them on the guide's page; only their
+    position is edited here."""
+
+    model = Quiz
+    fields = ["guide_position", "title", "difficulty", "is_published"]
+    readonly_fields = ["title", "difficulty", "is_published"]
+    ordering = ["guide_position", "title_en"]
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    verbose_name_plural = _("quizzes, in the guide's order")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Guide)
 class GuideAdmin(BilingualFieldsMixin, TranslationAdmin):
     list_display = ["title", "url"]
     search_fields = ["title_en", "title_ar", "url"]
     prepopulated_fields = {"slug": ["title_en"]}
     fields = ["slug", ("title_en", "title_ar"), "url"]
+    inlines = [GuideQuizInline]
 
 
 @admin.register(Quiz)
 class QuizAdmin(InstructorToolsMixin, BilingualFieldsMixin, TranslationAdmin):
     form = QuizForm
-    list_display = ["title", "difficulty", "guide", "is_published", "question_count", "updated_at"]
+    list_display = [
+        "title",
+        "difficulty",
+        "guide",
+        "guide_position",
+        "is_published",
+        "question_count",
+        "updated_at",
+    ]
     list_filter = ["difficulty", "is_published", "guide"]
     search_fields = ["title_en", "title_ar", "description_en", "description_ar", "slug"]
     prepopulated_fields = {"slug": ["title_en"]}
@@ -62,7 +88,7 @@ class QuizAdmin(InstructorToolsMixin, BilingualFieldsMixin, TranslationAdmin):
         ("title_en", "title_ar"),
         "slug",
         ("description_en", "description_ar"),
-        ("difficulty", "guide"),
+        ("difficulty", "guide", "guide_position"),
         "is_published",
     ]
     inlines = [QuestionInline]

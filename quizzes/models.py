@@ -3,8 +3,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Count, Exists, F, FloatField, OuterRef, Q, Subquery
-from django.db.models.functions import Cast, NullIf
+from django.db.models import Count, Exists, F, FloatField, Max, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Cast, Coalesce, NullIf
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -35,6 +35,19 @@ class Guide(models.Model):
     def natural_key(self) -> tuple[str]:
         return (self.slug,)
 
+    def next_quiz_position(self, *, exclude: int | None = None) -> int:
+        """The position after the guide's last quiz (other than quiz `exclude`)."""
+        last = self.quizzes.exclude(pk=exclude).aggregate(last=Max("guide_position"))["last"]
+        return (last or 0) + 1
+
+
+def catalog_title(language: str):
+    """A quiz's title in `language`, or in English where it has none: the catalog's order,
+    indexed as such (Quiz.Meta.indexes) so that a page need not sort every quiz."""
+    if language == "en":
+        return F("title_en")
+    return Coalesce(NullIf(F(f"title_{language}"), Value("")), F("title_en"))
+
 
 class QuizQuerySet(models.QuerySet["Quiz"]):
     def published(self) -> QuizQuerySet:
@@ -64,7 +77,15 @@ class Quiz(models.Model):
     guide = models.ForeignKey(
         Guide, on_delete=models.PROTECT, related_name="quizzes", verbose_name=_("guide")
     )
+    # Where the quiz comes in its guide's list (ties: by title).
+    guide_position = models.PositiveSmallIntegerField(
+        _("position in the guide"),
+        default=0,
+        help_text=_("Quizzes of a guide are listed by this number, then by title."),
+    )
     is_published = models.BooleanField(_("published"), default=False)
+    # Titles and descriptions in both languages, normalised for search (quizzes.search).
+    search_text = models.TextField(_("search text"), blank=True, default="", editable=False)
     # Defaults rather than auto_now*, so that fixtures (raw saves) get timestamps too.
     created_at = models.DateTimeField(_("created"), default=timezone.now, editable=False)
     updated_at = models.DateTimeField(_("updated"), default=timezone.now, editable=False)
@@ -75,12 +96,24 @@ class Quiz(models.Model):
         ordering = ["title"]
         verbose_name = _("quiz")
         verbose_name_plural = _("quizzes")
+        indexes = [
+            models.Index(catalog_title("en"), F("id"), name="quiz_catalog_order_en"),
+            models.Index(catalog_title("ar"), F("id"), name="quiz_catalog_order_ar"),
+            # Counting the published quizzes reads this index, not every quiz's text.
+            models.Index(fields=["id"], condition=Q(is_published=True), name="quiz_published"),
+        ]
 
     def __str__(self) -> str:
         return self.title
 
     def save(self, *args, **kwargs) -> None:
+        from .search import search_text_for
+
         self.updated_at = timezone.now()
+        self.search_text = search_text_for(self)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            kwargs["update_fields"] = {*update_fields, "search_text"}
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:

@@ -6,6 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from quizzes.models import Quiz
+from quizzes.search import search_text_refresh
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 
@@ -27,4 +28,6 @@ class Command(BaseCommand):
                 self.stdout.write(f"{path.name}: already loaded, left as it is.")
                 continue
             call_command("loaddata", str(path), verbosity=0)
+            # loaddata saves raw, around Quiz.save(), which keeps the search text.
+            search_text_refresh(Quiz.objects.filter(slug__in=slugs))
             self.stdout.write(f"{path.name}: loaded {', '.join(slugs)}.")
