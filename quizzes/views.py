@@ -6,7 +6,6 @@ from urllib.parse import urlsplit
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,11 +17,12 @@ from django.views.decorators.vary import vary_on_headers
 from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
+from . import catalog as catalog_service
 from . import history as history_stats
 from .attempts import AttemptError, AttemptState, answer_record, attempt_start, attempt_state
 from .content import quiz_content
 from .forms import AnswerForm
-from .models import Attempt, Quiz
+from .models import Attempt, Guide, Quiz
 
 TAKE_TEMPLATE = "quizzes/take.html"
 
@@ -91,18 +91,48 @@ def set_language(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
+@vary_on_headers("HX-Request")
 def catalog(request: HttpRequest) -> HttpResponse:
-    quizzes = list(
-        Quiz.objects.published()
-        .select_related("guide")
-        .annotate(question_count=Count("questions"))
-        .order_by("title")
+    """Published quizzes, a page at a time; searched and filtered by the query string. To
+    htmx (the search form as the learner types, the pager) only the results."""
+    form = catalog_service.CatalogForm(
+        request.GET,
+        guides=catalog_service.listed_guides(),
+        signed_in=request.user.is_authenticated,
     )
-    if request.user.is_authenticated:
-        progress = Attempt.objects.filter(user=request.user).progress_by_quiz()
-        for quiz in quizzes:
-            quiz.progress = progress.get(quiz.pk)
-    return render(request, "quizzes/catalog.html", {"quizzes": quizzes})
+    quizzes = catalog_service.catalog_quizzes(
+        user=request.user,
+        query=form.value("q"),
+        difficulty=form.value("difficulty"),
+        guide=form.value("guide"),
+        status=form.value("status"),
+    )
+    listing = catalog_service.listing_page(quizzes, user=request.user, page=request.GET.get("page"))
+    return render(
+        request,
+        _partial(request, "quizzes/catalog.html", "results"),
+        {"form": form, "listing": listing},
+    )
+
+
+@require_safe
+def guide_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "quizzes/guides.html", {"guides": catalog_service.guides_with_counts()})
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def guide_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """A guide's published quizzes in its order, with the learner's progress."""
+    guide = get_object_or_404(Guide, slug=slug)
+    listing = catalog_service.listing_page(
+        catalog_service.guide_quizzes(guide), user=request.user, page=request.GET.get("page")
+    )
+    return render(
+        request,
+        _partial(request, "quizzes/guide.html", "results"),
+        {"guide": guide, "listing": listing},
+    )
 
 
 @require_safe

@@ -31,7 +31,10 @@ TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK", "BEGIN", "C
 
 # Statements per request, at most (the issue's targets: 6 per answer, 4 per question page).
 BUDGET = {
-    "catalog": 3,
+    # The user, the guides of the filter, the count of what matches, the page, its progress.
+    "catalog": 5,
+    # The user, the guide, the count, the page, its progress.
+    "guide page": 5,
     "quiz page": 4,
     "start": 5,
     "resume": 4,
@@ -176,6 +179,25 @@ def test_catalog_within_budget_whatever_the_history(worlds):
         return lambda: world.client.get("/en/")
 
     measure(worlds, "catalog", prepare)
+
+
+@pytest.mark.parametrize("query", [{}, {"q": "quiz", "status": "finished", "page": "1"}])
+@pytest.mark.parametrize("headers", [{}, HX], ids=["page", "results"])
+def test_catalog_searched_and_filtered_within_budget(worlds, query, headers):
+    def prepare(world):
+        world.client.get("/en/")
+        return lambda: world.client.get("/en/", query, **headers)
+
+    measure(worlds, "catalog", prepare)
+
+
+def test_guide_page_within_budget_whatever_the_history(worlds):
+    def prepare(world):
+        page = f"/en/guides/{world.quiz.guide.slug}/"
+        world.client.get(page)
+        return lambda: world.client.get(page)
+
+    measure(worlds, "guide page", prepare)
 
 
 def test_quiz_page_within_budget_whatever_the_quiz_length_and_history(worlds):
