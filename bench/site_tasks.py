@@ -43,6 +43,7 @@ from django.db import connection  # noqa: E402
 from django.db.models import Count, Q  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from quizzes.content import quiz_touch  # noqa: E402
 from quizzes.models import Attempt, Guide, Question, Quiz  # noqa: E402
 from quizzes.search import search_text_for  # noqa: E402
 
@@ -125,7 +126,8 @@ def scores(path: str) -> dict[str, int | None]:
 def edit(slug: str, position: int, prompt: str) -> dict[str, str]:
     question = Question.objects.get(quiz__slug=slug, position=position)
     question.prompt_en = prompt
-    question.save()  # quizzes.signals moves the quiz's version: every cache misses it
+    question.save()
+    quiz_touch(question.quiz)  # a new content version: every process's cache misses it
     return {"edited": str(question)}
 
 

@@ -19,6 +19,7 @@ from .instructors.forms import (
 )
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
+from .instructors.versioning import MovesContentVersionMixin
 from .models import Answer, Attempt, Choice, Guide, Question, Quiz
 
 
@@ -60,7 +61,7 @@ class GuideQuizInline(admin.TabularInline):
 
 
 @admin.register(Guide)
-class GuideAdmin(BilingualFieldsMixin, TranslationAdmin):
+class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin):
     list_display = ["title", "url"]
     search_fields = ["title_en", "title_ar", "url"]
     prepopulated_fields = {"slug": ["title_en"]}
@@ -69,7 +70,9 @@ class GuideAdmin(BilingualFieldsMixin, TranslationAdmin):
 
 
 @admin.register(Quiz)
-class QuizAdmin(InstructorToolsMixin, BilingualFieldsMixin, TranslationAdmin):
+class QuizAdmin(
+    InstructorToolsMixin, MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin
+):
     form = QuizForm
     list_display = [
         "title",
@@ -114,7 +117,7 @@ class QuizAdmin(InstructorToolsMixin, BilingualFieldsMixin, TranslationAdmin):
 
 
 @admin.register(Question)
-class QuestionAdmin(BilingualFieldsMixin, TranslationAdmin):
+class QuestionAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin):
     list_display = ["__str__", "prompt", "quiz", "position"]
     list_filter = ["quiz"]
     list_select_related = ["quiz"]

@@ -7,6 +7,7 @@ import itertools
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
+from quizzes.content import quiz_touch
 from quizzes.models import Choice, Guide, Question, Quiz
 
 _counter = itertools.count(1)
@@ -73,6 +74,7 @@ def add_question(quiz: Quiz, position: int, choices: int = 4, correct: int = 1) 
             text_ar=f"الخيار {position}.{choice_position}",
             is_correct=choice_position == correct,
         )
+    quiz_touch(quiz)  # as the admin does after an edit
     return question
 
 
