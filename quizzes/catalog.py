@@ -8,17 +8,31 @@ for a signed-in learner, the page's progress.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, IntegerField, OrderBy, OuterRef, QuerySet, Subquery
+from django.forms.utils import flatatt
+from django.http import QueryDict
+from django.template.loader import render_to_string
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .models import Attempt, Guide, Question, Quiz, catalog_title
 from .search import search_words
-from .templatetags.daleel import translated_value
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 PER_PAGE = 20
 
@@ -37,6 +51,30 @@ class Progress:
     ]
 
 
+class QuickSelect(forms.Select):
+    """A select built in Python rather than from a template per option: the guide filter
+    lists every guide on every catalog page."""
+
+    def render(
+        self,
+        name: str,
+        value: Any,
+        attrs: dict[str, Any] | None = None,
+        renderer: Any = None,
+    ) -> SafeString:
+        selected = "" if value is None else str(value)
+        options = format_html_join(
+            "",
+            '<option value="{}"{}>{}</option>',
+            (
+                (choice, " selected" if str(choice) == selected else "", label)
+                for choice, label in self.choices
+            ),
+        )
+        final_attrs = self.build_attrs(self.attrs, {**(attrs or {}), "name": name})
+        return format_html("<select{}>{}</select>", flatatt(final_attrs), options)
+
+
 class CatalogForm(forms.Form):
     """The catalog's search and filters, read from the query string.
 
@@ -49,15 +87,18 @@ class CatalogForm(forms.Form):
         label=_("Difficulty"),
         required=False,
         choices=[("", _("Any")), *Quiz.Difficulty.choices],
+        widget=QuickSelect,
     )
-    guide = forms.ChoiceField(label=_("Guide"), required=False)
-    status = forms.ChoiceField(label=_("Your progress"), required=False, choices=Progress.CHOICES)
+    guide = forms.ChoiceField(label=_("Guide"), required=False, widget=QuickSelect)
+    status = forms.ChoiceField(
+        label=_("Your progress"), required=False, choices=Progress.CHOICES, widget=QuickSelect
+    )
 
-    def __init__(self, data, *, guides: list[Guide], signed_in: bool) -> None:
+    def __init__(self, data: QueryDict, *, guides: list[tuple[str, str]], signed_in: bool) -> None:
         super().__init__(data)
-        self.fields["guide"].choices = [("", _("Any"))] + [
-            (guide.slug, translated_value(guide, "title")[0]) for guide in guides
-        ]
+        guide = self.fields["guide"]
+        assert isinstance(guide, forms.ChoiceField)
+        guide.choices = [("", _("Any")), *guides]
         self.fields["q"].widget = forms.SearchInput(attrs={"autocomplete": "off"})
         if not signed_in:
             del self.fields["status"]
@@ -66,28 +107,43 @@ class CatalogForm(forms.Form):
         """The field's valid value, or "" when absent or refused."""
         if name not in self.fields or not self.is_valid() and name in self.errors:
             return ""
-        return self.cleaned_data.get(name) or ""
+        return str(self.cleaned_data.get(name) or "")
 
     @property
     def is_filtered(self) -> bool:
         return any(self.value(name) for name in ("q", "difficulty", "guide", "status"))
 
 
-def listed_guides() -> list[Guide]:
-    """Guides with at least one published quiz, by title."""
+def listed_guides() -> list[tuple[str, str]]:
+    """(slug, title in the page's language) of the guides with a published quiz, by title."""
     published = Quiz.objects.published().filter(guide=OuterRef("pk"))
-    return list(Guide.objects.filter(Exists(published)).order_by("title", "pk"))
+    rows = (
+        Guide.objects.filter(Exists(published))
+        .annotate(label=catalog_title(_language()))
+        .order_by("label", "pk")
+        .values_list("slug", "label")
+    )
+    return list(rows)
 
 
-def _by_title() -> list:
-    return [catalog_title((get_language() or "en").split("-")[0]).asc(), "pk"]
+def _language() -> str:
+    return (get_language() or settings.LANGUAGE_CODE).split("-")[0]
+
+
+def _by_title() -> list[OrderBy | str]:
+    return [catalog_title(_language()).asc(), "pk"]
 
 
 def catalog_quizzes(
-    *, user, query: str = "", difficulty: str = "", guide: str = "", status: str = ""
+    *,
+    user: User | AnonymousUser,
+    query: str = "",
+    difficulty: str = "",
+    guide: str = "",
+    status: str = "",
 ) -> QuerySet[Quiz]:
     """Published quizzes matching a search (every word, in either language) and filters."""
-    quizzes = Quiz.objects.published()
+    quizzes: QuerySet[Quiz] = Quiz.objects.published()
     for word in search_words(query):
         quizzes = quizzes.filter(search_text__contains=word)
     if difficulty:
@@ -128,23 +184,69 @@ def guides_with_counts() -> list[Guide]:
 
 def guide_quizzes(guide: Guide) -> QuerySet[Quiz]:
     """The guide's published quizzes in the guide's order."""
-    return Quiz.objects.published().filter(guide=guide).order_by("guide_position", "title_en", "pk")
+    quizzes: QuerySet[Quiz] = Quiz.objects.published().filter(guide=guide)
+    return quizzes.order_by("guide_position", "title_en", "pk")
+
+
+# A card's markup depends on the quiz's own fields alone, never on the learner (their
+# progress is added around it); each process keeps the last cards it rendered, keyed by
+# every value a card shows, so an edit makes a new key and nothing needs invalidating.
+_CARD_FIELDS = [
+    "pk",
+    "slug",
+    "difficulty",
+    "question_count",
+    *(f"{field}_{code}" for field in ("title", "description") for code, _ in settings.LANGUAGES),
+]
+_GUIDE_FIELDS = ["slug", *(f"title_{code}" for code, _ in settings.LANGUAGES)]
+_CARDS_KEPT = 2000
+_cards: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+_cards_lock = threading.Lock()
+
+
+def card(quiz: Quiz, *, show_guide: bool) -> str:
+    """The card of a quiz (without the learner's progress), as `_quiz_list.html#card`
+    renders it in the active language."""
+    key = (
+        _language(),
+        show_guide,
+        *(getattr(quiz, name) for name in _CARD_FIELDS),
+        *(getattr(quiz.guide, name) for name in _GUIDE_FIELDS),
+    )
+    html = _cards.get(key)
+    if html is None:
+        html = render_to_string(
+            "quizzes/_quiz_list.html#card", {"quiz": quiz, "show_guide": show_guide}
+        )
+        with _cards_lock:
+            _cards[key] = html
+            while len(_cards) > _CARDS_KEPT:
+                _cards.popitem(last=False)
+    return html
 
 
 @dataclass
 class Listing:
-    page: Page
+    page: Page[Any]
+    quizzes: Sequence[Quiz]
+    show_guide: bool = True
+
+    @cached_property
+    def cards(self) -> list[tuple[Quiz, SafeString]]:
+        return [(quiz, mark_safe(card(quiz, show_guide=self.show_guide))) for quiz in self.quizzes]
 
     @property
-    def quizzes(self) -> list[Quiz]:
-        return self.page.object_list
-
-    @property
-    def page_range(self):
+    def page_range(self) -> Iterator[int | str]:
         return self.page.paginator.get_elided_page_range(self.page.number, on_each_side=2)
 
 
-def listing_page(quizzes: QuerySet[Quiz], *, user, page: str | None) -> Listing:
+def listing_page(
+    quizzes: QuerySet[Quiz],
+    *,
+    user: User | AnonymousUser,
+    page: str | None,
+    show_guide: bool = True,
+) -> Listing:
     """One page of `quizzes`, each with its question count and, signed in, the learner's
     progress (`quiz.progress`, see `AttemptQuerySet.progress_by_quiz`)."""
     questions = (
@@ -158,11 +260,11 @@ def listing_page(quizzes: QuerySet[Quiz], *, user, page: str | None) -> Listing:
         question_count=Subquery(questions, output_field=IntegerField())
     )
     current = Paginator(quizzes, PER_PAGE).get_page(page)
-    current.object_list = list(current.object_list)
-    if user.is_authenticated and current.object_list:
+    shown = list(current.object_list)
+    if user.is_authenticated and shown:
         progress = Attempt.objects.filter(
-            user=user, quiz__in=[quiz.pk for quiz in current.object_list]
+            user=user, quiz__in=[quiz.pk for quiz in shown]
         ).progress_by_quiz()
-        for quiz in current.object_list:
-            quiz.progress = progress.get(quiz.pk)
-    return Listing(page=current)
+        for quiz in shown:
+            quiz.progress = progress.get(quiz.pk)  # type: ignore[attr-defined]
+    return Listing(page=current, quizzes=shown, show_guide=show_guide)

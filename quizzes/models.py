@@ -41,12 +41,16 @@ class Guide(models.Model):
         return (last or 0) + 1
 
 
-def catalog_title(language: str):
+def catalog_title(language: str, field: str = "title") -> F | Coalesce:
     """A quiz's title in `language`, or in English where it has none: the catalog's order,
     indexed as such (Quiz.Meta.indexes) so that a page need not sort every quiz."""
     if language == "en":
-        return F("title_en")
-    return Coalesce(NullIf(F(f"title_{language}"), Value("")), F("title_en"))
+        return F(f"{field}_en")
+    return Coalesce(
+        NullIf(F(f"{field}_{language}"), Value("")),
+        F(f"{field}_en"),
+        output_field=models.CharField(),
+    )
 
 
 class QuizQuerySet(models.QuerySet["Quiz"]):

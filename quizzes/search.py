@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from .models import Quiz
 
 # Arabic marks a reader may or may not type: harakat, tanween, shadda, sukun, the dagger
 # alef, Quranic annotation marks, and tatweel (the stretching of a word, ـ).
@@ -40,23 +47,22 @@ def search_words(query: str) -> list[str]:
     return list(words)[:MAX_WORDS]
 
 
-def search_text_for(quiz) -> str:
+def search_text_for(quiz: Quiz) -> str:
     """What a quiz is found by: its titles and descriptions in every language."""
-    parts: Iterable[str | None] = (
-        quiz.title_en,
-        quiz.title_ar,
-        quiz.description_en,
-        quiz.description_ar,
+    parts = (
+        getattr(quiz, f"{field}_{code}", None)
+        for field in ("title", "description")
+        for code, _name in settings.LANGUAGES
     )
     return search_normalise(" ".join(part for part in parts if part))
 
 
-def search_text_refresh(quizzes=None) -> int:
+def search_text_refresh(quizzes: QuerySet[Quiz] | None = None) -> int:
     """Recompute `search_text` for `quizzes` (a queryset; default every quiz), returning how
     many changed: for quizzes written without `Quiz.save()`."""
     from .models import Quiz
 
-    changed = []
+    changed: list[Quiz] = []
     for quiz in (quizzes if quizzes is not None else Quiz.objects.all()).iterator(2000):
         text = search_text_for(quiz)
         if text != quiz.search_text:

@@ -161,7 +161,10 @@ def guide_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """A guide's published quizzes in its order, with the learner's progress."""
     guide = get_object_or_404(Guide, slug=slug)
     listing = catalog_service.listing_page(
-        catalog_service.guide_quizzes(guide), user=request.user, page=request.GET.get("page")
+        catalog_service.guide_quizzes(guide),
+        user=request.user,
+        page=request.GET.get("page"),
+        show_guide=False,
     )
     return render(
         request,

@@ -64,7 +64,11 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="quiz",
             index=models.Index(
-                Coalesce(NullIf(models.F("title_ar"), models.Value("")), models.F("title_en")),
+                Coalesce(
+                    NullIf(models.F("title_ar"), models.Value("")),
+                    models.F("title_en"),
+                    output_field=models.CharField(),
+                ),
                 models.F("id"),
                 name="quiz_catalog_order_ar",
             ),
