@@ -304,3 +304,16 @@ def test_the_search_form_works_without_javascript_and_swaps_results_with_it(clie
 
 def test_cards_link_to_their_guides_page(client, topics):
     assert 'href="/ar/guides/memory/"' in _text(client.get("/ar/"))
+
+
+def test_a_card_shows_an_edit_at_once_whatever_path_made_it(client, topics):
+    """Cards are rendered once per process and kept: by every value they show, so an edit
+    that went around save() and quiz_touch shows as soon as it is in the database."""
+    quiz = topics["optimizer"]
+    assert "Optimizer states" in titles(client.get("/en/"))
+    Quiz.objects.filter(pk=quiz.pk).update(title_en="Optimiser states", difficulty="hard")
+    quiz.guide.__class__.objects.filter(pk=quiz.guide_id).update(title_en="Memory, again")
+    page = _text(client.get("/en/"))
+    assert "Optimiser states" in titles(client.get("/en/"))
+    assert "Memory, again</a></p>" in page  # the card's guide, not the filter's option
+    assert page.count("badge--hard") == 3
