@@ -34,6 +34,8 @@ def test_results_follow_the_search_as_the_learner_types_in_english(
     expect(cards(page)).to_have_count(1)
     expect(cards(page)).to_have_text("Activation recomputation")
     expect(page.locator("#results .results__count")).to_contain_text("1 quiz matches")
+    # Read out to screen readers, which do not hear a swapped region by themselves.
+    expect(page.locator("#results-announcer")).to_have_text("1 quiz matches")
     assert support.same_document(page), "the page reloaded instead of swapping the results"
     assert query_of(page) == {"q": ["recomputation"]}
     assert len(requests) <= 2, requests

@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 
 from quizzes.models import Attempt, Quiz
+from tests.admin_posts import save_guide
 from tests.factories import make_guide, make_instructor, make_quiz
 
 pytestmark = pytest.mark.django_db
@@ -89,24 +90,11 @@ def instructor_client(client):
 
 
 def test_instructors_order_a_guides_quizzes_on_the_guides_admin_page(instructor_client, guide):
-    quizzes = list(guide.quizzes.order_by("guide_position", "title_en"))
     page = instructor_client.get(f"/en/admin/quizzes/guide/{guide.pk}/change/")
-    assert page.status_code == 200
-    data = {
-        "slug": guide.slug,
-        "title_en": guide.title_en,
-        "title_ar": guide.title_ar,
-        "url": guide.url,
-        "quizzes-TOTAL_FORMS": str(len(quizzes)),
-        "quizzes-INITIAL_FORMS": str(len(quizzes)),
-        "quizzes-MIN_NUM_FORMS": "0",
-        "quizzes-MAX_NUM_FORMS": "1000",
-    }
-    for index, quiz in enumerate(quizzes):
-        data[f"quizzes-{index}-id"] = str(quiz.pk)
-        data[f"quizzes-{index}-guide"] = str(guide.pk)
-        data[f"quizzes-{index}-guide_position"] = str(len(quizzes) - index)
-    response = instructor_client.post(f"/en/admin/quizzes/guide/{guide.pk}/change/", data)
+    assert page.status_code == 200 and 'name="quizzes-0-guide_position"' in page.content.decode()
+    quizzes = list(guide.quizzes.order_by("guide_position", "title_en"))
+    positions = {quiz.pk: len(quizzes) - index for index, quiz in enumerate(quizzes)}
+    response = save_guide(instructor_client, guide, positions=positions)
     assert response.status_code == 302, response.content.decode()[:3000]
     assert titles(instructor_client.get("/en/guides/zero/")) == ["Alpha", "Gamma", "Beta"]
 
