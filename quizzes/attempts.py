@@ -21,6 +21,7 @@ from .content import QuizContent, quiz_content
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 from .models import Answer, Attempt, Question, Quiz
+from .review import card_record_quiz_answer
 
 
 class AttemptError(Exception):
@@ -270,6 +271,14 @@ def _record(
                 choice=choice,
                 correct_choice=correct_choice,
                 is_correct=choice.pk == correct_choice.pk,
+            )
+            card_record_quiz_answer(
+                user_id=attempt.user_id,
+                question_id=question.pk,
+                is_correct=answer.is_correct,
+                at=answer.answered_at,
+                # Read with the attempt by the step views; unknown elsewhere (scripts, tests).
+                quiz_has_cards=getattr(attempt, "has_review_cards", True),
             )
             state.answers[question.pk] = answer
             if state.is_complete:

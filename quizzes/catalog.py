@@ -28,6 +28,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from .mastery import guide_levels, quiz_levels
 from .models import Attempt, Guide, Question, Quiz, catalog_title
 from .search import search_words
 
@@ -165,8 +166,9 @@ def catalog_quizzes(
     return quizzes.order_by(*_by_title())
 
 
-def guides_with_counts() -> list[Guide]:
-    """Guides with published quizzes, by title, each with `quiz_count`."""
+def guides_with_counts(*, user: User | AnonymousUser) -> list[Guide]:
+    """Guides with published quizzes, by title, each with `quiz_count` and, for a signed-in
+    learner, `mastery` (quizzes.mastery)."""
     published = (
         Quiz.objects.published()
         .filter(guide=OuterRef("pk"))
@@ -175,11 +177,16 @@ def guides_with_counts() -> list[Guide]:
         .annotate(n=Count("pk"))
         .values("n")
     )
-    return list(
+    guides: list[Guide] = list(
         Guide.objects.annotate(quiz_count=Subquery(published, output_field=IntegerField()))
         .filter(quiz_count__gt=0)
-        .order_by("title", "pk")
+        .order_by(catalog_title(_language()), "pk")
     )
+    if user.is_authenticated and guides:
+        levels = guide_levels(user_id=user.pk, guide_ids=[guide.pk for guide in guides])
+        for guide in guides:
+            guide.mastery = levels[guide.pk]  # type: ignore[attr-defined]
+    return guides
 
 
 def guide_quizzes(guide: Guide) -> QuerySet[Quiz]:
@@ -265,6 +272,11 @@ def listing_page(
         progress = Attempt.objects.filter(
             user=user, quiz__in=[quiz.pk for quiz in shown]
         ).progress_by_quiz()
+        levels = quiz_levels(
+            user_id=user.pk,
+            question_counts={quiz.pk: getattr(quiz, "question_count", 0) or 0 for quiz in shown},
+        )
         for quiz in shown:
             quiz.progress = progress.get(quiz.pk)  # type: ignore[attr-defined]
+            quiz.mastery = levels[quiz.pk]  # type: ignore[attr-defined]
     return Listing(page=current, quizzes=shown, show_guide=show_guide)

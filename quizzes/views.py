@@ -33,7 +33,9 @@ from .attempts import (
 )
 from .content import quiz_content
 from .forms import AnswerForm
+from .mastery import quiz_levels
 from .models import Attempt, Guide, Quiz
+from .review import cards_of_quiz_exist
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -98,7 +100,11 @@ def _state_for(request: LearnerRequest, pk: int) -> AttemptState:
     """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
     not exist. An attempt left with nothing to answer is finished on the way."""
     attempt = get_object_or_404(
-        Attempt.objects.select_related("quiz__guide"), pk=pk, user=request.user
+        Attempt.objects.select_related("quiz__guide").annotate(
+            has_review_cards=cards_of_quiz_exist()
+        ),
+        pk=pk,
+        user=request.user,
     )
     state = attempt_state(attempt)
     attempt_settle(state=state)
@@ -152,7 +158,8 @@ def catalog(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_safe
 def guide_list(request: HtmxHttpRequest) -> HttpResponse:
-    return render(request, "quizzes/guides.html", {"guides": catalog_service.guides_with_counts()})
+    guides = catalog_service.guides_with_counts(user=request.user)
+    return render(request, "quizzes/guides.html", {"guides": guides})
 
 
 @require_safe
@@ -177,15 +184,24 @@ def guide_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     quiz = _published_quiz(slug)
     content = quiz_content(quiz)
-    in_progress = best = None
+    in_progress = best = mastery = None
     if request.user.is_authenticated:
         attempts = Attempt.objects.filter(user=request.user, quiz=quiz)
         in_progress = attempts.in_progress().first()
         best = attempts.best_first().first()
+        mastery = quiz_levels(user_id=request.user.pk, question_counts={quiz.pk: content.count})[
+            quiz.pk
+        ]
     return render(
         request,
         "quizzes/detail.html",
-        {"quiz": quiz, "content": content, "in_progress": in_progress, "best": best},
+        {
+            "quiz": quiz,
+            "content": content,
+            "in_progress": in_progress,
+            "best": best,
+            "mastery": mastery,
+        },
     )
 
 
@@ -320,10 +336,11 @@ def history(request: LearnerRequest) -> HttpResponse:
     page = Paginator(attempts, 20).get_page(request.GET.get("page"))
     summaries = history_stats.per_quiz(request.user)
     chart = history_stats.score_chart(request.user)
+    guides = history_stats.guide_mastery(request.user, summaries)
     return render(
         request,
         "quizzes/history.html",
-        {"page": page, "summaries": summaries, "chart": chart},
+        {"page": page, "summaries": summaries, "chart": chart, "guides": guides},
     )
 
 
