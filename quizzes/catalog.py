@@ -28,7 +28,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from .mastery import guide_levels, quiz_levels
+from .mastery import Level, answered_quiz_levels, guide_levels, quiz_levels
 from .models import Attempt, Guide, Question, Quiz, catalog_title
 from .search import search_words
 
@@ -94,6 +94,12 @@ class CatalogForm(forms.Form):
     status = forms.ChoiceField(
         label=_("Your progress"), required=False, choices=Progress.CHOICES, widget=QuickSelect
     )
+    mastery = forms.ChoiceField(
+        label=_("Your mastery"),
+        required=False,
+        choices=[("", _("Any")), *Level.choices],
+        widget=QuickSelect,
+    )
 
     def __init__(self, data: QueryDict, *, guides: list[tuple[str, str]], signed_in: bool) -> None:
         super().__init__(data)
@@ -103,6 +109,7 @@ class CatalogForm(forms.Form):
         self.fields["q"].widget = forms.SearchInput(attrs={"autocomplete": "off"})
         if not signed_in:
             del self.fields["status"]
+            del self.fields["mastery"]
 
     def value(self, name: str) -> str:
         """The field's valid value, or "" when absent or refused."""
@@ -112,7 +119,7 @@ class CatalogForm(forms.Form):
 
     @property
     def is_filtered(self) -> bool:
-        return any(self.value(name) for name in ("q", "difficulty", "guide", "status"))
+        return any(self.value(name) for name in ("q", "difficulty", "guide", "status", "mastery"))
 
 
 def listed_guides() -> list[tuple[str, str]]:
@@ -142,8 +149,10 @@ def catalog_quizzes(
     difficulty: str = "",
     guide: str = "",
     status: str = "",
+    mastery: str = "",
 ) -> QuerySet[Quiz]:
-    """Published quizzes matching a search (every word, in either language) and filters."""
+    """Published quizzes matching a search (every word, in either language) and filters;
+    the learner's own filters (progress, mastery) only for a signed-in learner."""
     quizzes: QuerySet[Quiz] = Quiz.objects.published()
     for word in search_words(query):
         quizzes = quizzes.filter(search_text__contains=word)
@@ -163,6 +172,14 @@ def catalog_quizzes(
                 Progress.FINISHED: started & ~open_,
             }[status]
         )
+    if mastery and user.is_authenticated:
+        levels = answered_quiz_levels(user_id=user.pk)
+        if mastery == Level.NOT_STARTED:
+            quizzes = quizzes.exclude(pk__in=list(levels))
+        else:
+            quizzes = quizzes.filter(
+                pk__in=[pk for pk, level in levels.items() if level == mastery]
+            )
     return quizzes.order_by(*_by_title())
 
 

@@ -147,6 +147,7 @@ def catalog(request: HtmxHttpRequest) -> HttpResponse:
         difficulty=form.value("difficulty"),
         guide=form.value("guide"),
         status=form.value("status"),
+        mastery=form.value("mastery"),
     )
     listing = catalog_service.listing_page(quizzes, user=request.user, page=request.GET.get("page"))
     return render(

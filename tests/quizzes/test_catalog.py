@@ -7,8 +7,8 @@ import re
 import pytest
 from django.utils import timezone
 
-from quizzes.models import Attempt, Quiz
-from tests.factories import make_guide, make_quiz, make_user
+from quizzes.models import Answer, Attempt, Quiz
+from tests.factories import correct_choice, make_guide, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
 
@@ -317,3 +317,49 @@ def test_a_card_shows_an_edit_at_once_whatever_path_made_it(client, topics):
     assert "Optimiser states" in titles(client.get("/en/"))
     assert "Memory, again</a></p>" in page  # the card's guide, not the filter's option
     assert page.count("badge--hard") == 3
+
+
+@pytest.fixture
+def mastery(topics):
+    """A learner who answered every question of checkpointing right (Proficient) and one of
+    optimizer's three (Attempted); another learner answered precision right."""
+    learner, other = make_user(), make_user()
+
+    def answer(user, quiz, rights):
+        attempt = Attempt.objects.create(user=user, quiz=quiz)
+        for question, right in zip(quiz.questions.order_by("position"), rights, strict=False):
+            Answer.objects.create(
+                attempt=attempt,
+                question=question,
+                choice=correct_choice(question) if right else wrong_choice(question),
+                correct_choice=correct_choice(question),
+                is_correct=right,
+            )
+
+    answer(learner, topics["checkpointing"], [True, True, True])
+    answer(learner, topics["optimizer"], [True, False])
+    answer(other, topics["precision"], [True, True, True])
+    return learner
+
+
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [
+        ("proficient", ["Activation checkpointing"]),
+        ("attempted", ["Optimizer states"]),
+        ("not-started", ["Mixed precision", "Sharding with ZeRO"]),
+        ("mastered", []),
+    ],
+)
+def test_a_signed_in_learner_filters_by_their_own_mastery(client, mastery, level, expected):
+    client.force_login(mastery)
+    response = client.get("/en/", {"mastery": level})
+    assert titles(response) == expected
+    assert f'<option value="{level}" selected>' in _text(response)
+
+
+def test_the_mastery_filter_is_offered_only_to_a_signed_in_learner(client, mastery):
+    assert 'name="mastery"' not in _text(client.get("/en/"))
+    assert len(titles(client.get("/en/", {"mastery": "proficient"}))) == 4
+    client.force_login(mastery)
+    assert 'name="mastery"' in _text(client.get("/en/"))
