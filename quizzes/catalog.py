@@ -4,7 +4,7 @@ Every listing is a page of at most PER_PAGE quizzes, and every statement it send
 that page or a count, so a page costs the same few statements with ten quizzes or with ten
 thousand: the filtered count, the page (its question counts as subqueries of its rows), and,
 for a signed-in learner, the page's progress and mastery. On PostgreSQL none of them reads
-every quiz either (indexes in migration 0005; docs/operations.md).
+every quiz either (indexes in migration 0006; docs/operations.md).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -24,13 +25,16 @@ from django_htmx.middleware import HtmxDetails
 from . import catalog as catalog_service
 from . import history as history_stats
 from .attempts import (
+    AttemptError,
     AttemptState,
     Step,
     attempt_settle,
     attempt_start,
     attempt_state,
+    attempt_submit_all,
     step_submit,
 )
+from .availability import quiz_availability
 from .content import quiz_content
 from .forms import AnswerForm
 from .mastery import quiz_levels
@@ -74,7 +78,7 @@ def learner_required[**P](view: LearnerView[P]) -> AnyRequestView[P]:
             # Back after signing in to the step asked for (Next's address is a whole page too);
             # a form sent is not replayed, so after a POST back to the page it was sent from.
             if request.method == "POST":
-                next_url = request.htmx.current_url_abs_path or request.get_full_path()
+                next_url = _current_page(request) or request.get_full_path()
             else:
                 next_url = request.get_full_path()
             login = redirect_to_login(next_url)
@@ -82,6 +86,18 @@ def learner_required[**P](view: LearnerView[P]) -> AnyRequestView[P]:
         return redirect_to_login(request.get_full_path())
 
     return wrapper
+
+
+def _current_page(request: HtmxHttpRequest) -> str | None:
+    """The path of the page an htmx request came from, if it is on this site.
+
+    HX-Current-URL is the browser's word, and anyone can send a header that urlsplit refuses
+    (`http://[`): that is no page of ours, not a server error.
+    """
+    try:
+        return request.htmx.current_url_abs_path
+    except ValueError:
+        return None
 
 
 def _partial(request: HtmxHttpRequest, template: str, fragment: str) -> str:
@@ -125,9 +141,14 @@ def set_language(request: HttpRequest) -> HttpResponse:
     learner where they were.
     """
     next_url = request.POST.get("next", request.GET.get("next", ""))
-    page_language = translation.get_language_from_path(urlsplit(next_url).path)
-    if page_language:
-        translation.activate(page_language)
+    # Only a `next` on this site is followed (Django checks it again); checking first also
+    # keeps urlsplit from meeting what it refuses (`http://[`, `//[::1`), which is no 500.
+    if url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        page_language = translation.get_language_from_path(urlsplit(next_url).path)
+        if page_language:
+            translation.activate(page_language)
     return django_set_language(request)
 
 
@@ -185,11 +206,10 @@ def guide_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     quiz = _published_quiz(slug)
     content = quiz_content(quiz)
-    in_progress = best = mastery = None
+    best = mastery = availability = None
     if request.user.is_authenticated:
-        attempts = Attempt.objects.filter(user=request.user, quiz=quiz)
-        in_progress = attempts.in_progress().first()
-        best = attempts.best_first().first()
+        availability = quiz_availability(quiz=quiz, user=request.user)
+        best = Attempt.objects.filter(user=request.user, quiz=quiz).best_first().first()
         mastery = quiz_levels(user_id=request.user.pk, question_counts={quiz.pk: content.count})[
             quiz.pk
         ]
@@ -199,7 +219,8 @@ def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         {
             "quiz": quiz,
             "content": content,
-            "in_progress": in_progress,
+            "availability": availability,
+            "in_progress": availability.in_progress if availability else None,
             "best": best,
             "mastery": mastery,
         },
@@ -214,9 +235,16 @@ def attempt_begin(request: LearnerRequest, slug: str) -> HttpResponse:
     quiz = _published_quiz(slug)
     if not quiz_content(quiz).count:
         raise Http404("This quiz has no questions yet.")
-    attempt = attempt_start(user=request.user, quiz=quiz)
+    try:
+        attempt = attempt_start(user=request.user, quiz=quiz)
+    except AttemptError as refusal:
+        messages.error(request, str(refusal.message))
+        if request.htmx:
+            return HttpResponseClientRedirect(quiz.get_absolute_url())
+        return redirect(quiz)
     state = attempt_state(attempt)
-    attempt_settle(state=state)
+    if attempt_settle(state=state):  # an attempt in progress past its deadline
+        return _where_it_stands(request, state)
     step_url = reverse("quizzes:question", args=[attempt.pk, state.current_number])
     if request.htmx:
         response = _render_step(request, state, state.current_number)
@@ -249,6 +277,7 @@ def _render_step(
     *,
     form: AnswerForm | None = None,
     error: str | None = None,
+    saved: bool = False,
     status: int = 200,
 ) -> HttpResponse:
     question = state.content.at(number)
@@ -263,9 +292,12 @@ def _render_step(
         "total": state.content.count,
         "question": question,
         "answer": answer,
-        "choices": list(question.choices.all()),
+        # Exam mode shows a saved answer as the form's choice, and no feedback.
+        "feedback": answer if state.shows_feedback else None,
+        "choices": state.choices_of(question),
         "form": form or AnswerForm(),
         "error": error,
+        "saved": saved,
         "is_last": number == state.content.count,
         "progress_percent": round(100 * state.answered_count / state.content.count),
     }
@@ -294,7 +326,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         question_id=form.cleaned_data["question"],
         choice_id=form.cleaned_data["choice"],
     )
-    if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED):
+    if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED, Step.TIME_UP):
         if outcome.message:
             messages.info(request, str(outcome.message))
         return _where_it_stands(request, outcome.state)
@@ -305,11 +337,32 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         )
     if outcome.step is Step.ANSWERED_BEFORE:
         messages.info(request, str(outcome.message))
+    saved = outcome.step is Step.SAVED
+    if saved and not request.htmx:
+        messages.success(request, _("Answer saved. You can change it until you submit them all."))
     step_url = reverse("quizzes:question", args=[state.attempt.pk, outcome.number])
     if request.htmx:
-        response = _render_step(request, outcome.state, outcome.number)
+        response = _render_step(request, outcome.state, outcome.number, saved=saved)
         return push_url(response, step_url) if step_url != request.path else response
     return redirect(step_url)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@learner_required
+def attempt_finish(request: LearnerRequest, pk: int) -> HttpResponse:
+    """Exam mode's "Submit all and finish": GET asks to confirm (listing the questions still
+    unanswered), POST finishes and shows the result."""
+    state = _state_for(request, pk)
+    if state.attempt.is_finished or not state.attempt.is_deferred:
+        return _where_it_stands(request, state)
+    if request.method == "POST":
+        attempt_submit_all(state=state)
+        return redirect("quizzes:result", pk=state.attempt.pk)
+    return render(
+        request,
+        "quizzes/finish.html",
+        {"attempt": state.attempt, "quiz": state.attempt.quiz, "state": state},
+    )
 
 
 @require_safe

@@ -37,7 +37,7 @@ def remove_search_index(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("quizzes", "0004_review_cards"),
+        ("quizzes", "0005_quiz_settings"),
     ]
 
     operations = [
