@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from quizzes.models import Attempt, Quiz
-from tests.admin_posts import save_guide
+from tests.admin_posts import inline, save_guide
 from tests.factories import make_guide, make_instructor, make_quiz
 
 pytestmark = pytest.mark.django_db
@@ -107,12 +107,9 @@ def _quiz_form(quiz, **changes) -> dict:
         "guide": str(quiz.guide_id),
         "guide_position": str(quiz.guide_position),
         "is_published": "on",
-        "questions-TOTAL_FORMS": "0",
-        "questions-INITIAL_FORMS": "0",
-        "questions-MIN_NUM_FORMS": "0",
-        "questions-MAX_NUM_FORMS": "1000",
+        "feedback": quiz.feedback,
     }
-    return {**data, **changes}
+    return data | inline("overrides", []) | inline("questions", []) | changes
 
 
 def test_a_quiz_moved_to_another_guide_goes_last_in_it(instructor_client, guide):
@@ -129,10 +126,7 @@ def test_an_instructor_sets_a_quizs_position_in_its_guide(instructor_client, gui
     quiz = Quiz.objects.get(title_en="Alpha")
     page = instructor_client.get(f"/en/admin/quizzes/quiz/{quiz.pk}/change/").content.decode()
     assert 'name="guide_position"' in page
-    questions = {
-        "questions-TOTAL_FORMS": "3",
-        "questions-INITIAL_FORMS": "3",
-    }
+    questions = {"questions-TOTAL_FORMS": "3", "questions-INITIAL_FORMS": "3"}
     for index, question in enumerate(quiz.questions.order_by("position")):
         questions[f"questions-{index}-id"] = str(question.pk)
         questions[f"questions-{index}-quiz"] = str(quiz.pk)
