@@ -55,6 +55,23 @@ class QuestionInline(BilingualFieldsMixin, TranslationStackedInline):
     show_change_link = True
 
 
+class GuideQuizInline(admin.TabularInline):
+    """The guide's quizzes in the order learners see them on the guide's page; only their
+    position is edited here."""
+
+    model = Quiz
+    fields = ["guide_position", "title", "difficulty", "is_published"]
+    readonly_fields = ["title", "difficulty", "is_published"]
+    ordering = ["guide_position", "title_en"]
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    verbose_name_plural = _("quizzes, in the guide's order")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
 class QuizOverrideInline(admin.TabularInline):
     """Per-learner extra time and attempts, from that learner's next start."""
 
@@ -72,6 +89,7 @@ class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmi
     search_fields = ["title_en", "title_ar", "url"]
     prepopulated_fields = {"slug": ["title_en"]}
     fields = ["slug", ("title_en", "title_ar"), "url"]
+    inlines = [GuideQuizInline]
 
 
 @admin.register(Quiz)
@@ -83,6 +101,7 @@ class QuizAdmin(
         "title",
         "difficulty",
         "guide",
+        "guide_position",
         "is_published",
         "feedback",
         "question_count",
@@ -101,7 +120,7 @@ class QuizAdmin(
                     ("title_en", "title_ar"),
                     "slug",
                     ("description_en", "description_ar"),
-                    ("difficulty", "guide"),
+                    ("difficulty", "guide", "guide_position"),
                     "is_published",
                 ]
             },

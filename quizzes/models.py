@@ -4,8 +4,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
-from django.db.models import Count, Exists, F, FloatField, OuterRef, Q, Subquery
-from django.db.models.functions import Cast, NullIf
+from django.db.models import Count, Exists, F, FloatField, Max, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Cast, Coalesce, NullIf
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -36,6 +36,23 @@ class Guide(models.Model):
     def natural_key(self) -> tuple[str]:
         return (self.slug,)
 
+    def next_quiz_position(self, *, exclude: int | None = None) -> int:
+        """The position after the guide's last quiz (other than quiz `exclude`)."""
+        last = self.quizzes.exclude(pk=exclude).aggregate(last=Max("guide_position"))["last"]
+        return (last or 0) + 1
+
+
+def catalog_title(language: str, field: str = "title") -> F | Coalesce:
+    """A quiz's title in `language`, or in English where it has none: the catalog's order,
+    indexed as such (Quiz.Meta.indexes) so that a page need not sort every quiz."""
+    if language == "en":
+        return F(f"{field}_en")
+    return Coalesce(
+        NullIf(F(f"{field}_{language}"), Value("")),
+        F(f"{field}_en"),
+        output_field=models.CharField(),
+    )
+
 
 class QuizQuerySet(models.QuerySet["Quiz"]):
     def published(self) -> QuizQuerySet:
@@ -65,7 +82,15 @@ class Quiz(models.Model):
     guide = models.ForeignKey(
         Guide, on_delete=models.PROTECT, related_name="quizzes", verbose_name=_("guide")
     )
+    # Where the quiz comes in its guide's list (ties: by title).
+    guide_position = models.PositiveSmallIntegerField(
+        _("position in the guide"),
+        default=0,
+        help_text=_("Quizzes of a guide are listed by this number, then by title."),
+    )
     is_published = models.BooleanField(_("published"), default=False)
+    # Titles and descriptions in both languages, normalised for search (quizzes.search).
+    search_text = models.TextField(_("search text"), blank=True, default="", editable=False)
 
     class Feedback(models.TextChoices):
         IMMEDIATE = "immediate", _("After each question (practice)")
@@ -133,9 +158,26 @@ class Quiz(models.Model):
         ordering = ["title"]
         verbose_name = _("quiz")
         verbose_name_plural = _("quizzes")
+        indexes = [
+            models.Index(catalog_title("en"), F("id"), name="quiz_catalog_order_en"),
+            models.Index(catalog_title("ar"), F("id"), name="quiz_catalog_order_ar"),
+            # Counting the published quizzes reads this index, not every quiz's text.
+            models.Index(fields=["id"], condition=Q(is_published=True), name="quiz_published"),
+        ]
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args, **kwargs) -> None:
+        from .search import search_text_for
+
+        # Kept here rather than by each editing path: every path that saves a quiz (the
+        # admin, the importer, the shell) changes what it is found by.
+        self.search_text = search_text_for(self)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            kwargs["update_fields"] = {*update_fields, "search_text"}
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("quizzes:detail", args=[self.slug])

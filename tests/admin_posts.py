@@ -90,3 +90,26 @@ def page_errors(response) -> str:
     return " | ".join(
         re.findall(r'<ul class="errorlist[^"]*">(.*?)</ul>', response.content.decode())
     )
+
+
+def save_guide(client, guide, *, positions: dict[int, int] | None = None, **fields):
+    """Save the guide's change page with its quizzes inline, their positions changed by
+    `positions` (quiz id: position); `fields` change the guide's own."""
+    quizzes = list(guide.quizzes.order_by("guide_position", "title_en"))
+    rows = [
+        {
+            "id": str(quiz.pk),
+            "guide": str(guide.pk),
+            "guide_position": str((positions or {}).get(quiz.pk, quiz.guide_position)),
+        }
+        for quiz in quizzes
+    ]
+    data = {
+        "slug": guide.slug,
+        "title_en": guide.title_en,
+        "title_ar": guide.title_ar or "",
+        "url": guide.url,
+    }
+    data |= {name: str(value) for name, value in fields.items()}
+    data |= inline("quizzes", rows, initial=len(rows))
+    return client.post(f"/en/admin/quizzes/guide/{guide.pk}/change/", data)

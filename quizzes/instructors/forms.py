@@ -96,9 +96,26 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
 
 
 class QuizForm(forms.ModelForm):
+    guide_position = forms.IntegerField(
+        label=_("position in the guide"),
+        required=False,
+        min_value=0,
+        max_value=32767,
+        help_text=_(
+            "Quizzes of a guide are listed by this number, then by title. Left empty, or when "
+            "the quiz moves to another guide, it goes last in its guide."
+        ),
+    )
+
     def clean(self) -> dict:
         cleaned_data = super().clean()
         guide = cleaned_data.get("guide")
+        position_unset = cleaned_data.get("guide_position") is None
+        moved = "guide" in self.changed_data and "guide_position" not in self.changed_data
+        if guide and (position_unset or moved):
+            cleaned_data["guide_position"] = guide.next_quiz_position(exclude=self.instance.pk)
+        elif position_unset:
+            cleaned_data["guide_position"] = self.instance.guide_position
         if cleaned_data.get("is_published") and guide and guide.slug == PLACEHOLDER_GUIDE_SLUG:
             # Learners would follow a link to the placeholder's address, which is no guide.
             self.add_error(
