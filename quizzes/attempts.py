@@ -7,11 +7,13 @@ writes attempts or answers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from . import grading
 from .content import QuizContent, quiz_content
 from .models import Answer, Attempt, Question, Quiz
 
@@ -53,8 +55,8 @@ class AttemptState:
         return self.content.number_of(current)
 
     @property
-    def score(self) -> int:
-        return sum(1 for answer in self.answers.values() if answer.is_correct)
+    def score(self) -> Decimal:
+        return sum((answer.fraction for answer in self.answers.values()), Decimal(0))
 
     def answer_for(self, question: Question) -> Answer | None:
         return self.answers.get(question.pk)
@@ -82,10 +84,12 @@ def attempt_state(attempt: Attempt) -> AttemptState:
         if question is not None:
             # Resolve the answer's choices from the cached content: no query per answer.
             answer.question = question
-            answer.choice = content.choice(question, answer.choice_id) or answer.choice
-            answer.correct_choice = (
-                content.choice(question, answer.correct_choice_id) or answer.correct_choice
-            )
+            if answer.choice_id is not None:
+                answer.choice = content.choice(question, answer.choice_id) or answer.choice
+            if answer.correct_choice_id is not None:
+                answer.correct_choice = (
+                    content.choice(question, answer.correct_choice_id) or answer.correct_choice
+                )
     state = AttemptState(attempt=attempt, content=content, answers=answers)
     if not attempt.is_finished and content.count and state.current_question is None:
         # Every question left is answered: an instructor deleted the ones that were not.
@@ -119,14 +123,68 @@ class AnswerOutcome:
     state: AttemptState
 
 
+@dataclass(frozen=True)
+class Response:
+    """What the learner sent for one question: the choices ticked (one for a single-answer or
+    true/false question), or the number typed (already read by `grading.parse_number`)."""
+
+    choice_ids: tuple[int, ...] = ()
+    number: Decimal | None = None
+
+    def same_as(self, answer: Answer) -> bool:
+        """Whether `answer` records this very response (a double click, not a change)."""
+        if self.number is not None:
+            return answer.number == self.number
+        recorded = [answer.choice_id] if answer.choice_id is not None else answer.choice_ids
+        return set(recorded) == set(self.choice_ids)
+
+
+def _grade(question: Question, response: Response, state: AttemptState) -> dict:
+    """The Answer's fields for `response`; AttemptError when it does not fit the question."""
+    kind = question.kind
+    if kind == Question.Kind.NUMERICAL:
+        if response.number is None or response.choice_ids:
+            raise AttemptError(_("Type a number."))
+        if not question.numerical_answers.all():
+            # Only reachable if content was written around the admin's validation.
+            raise AttemptError(_("This question is being revised; please try again later."))
+        grade = grading.grade_number(question, response.number)
+        return {"number": response.number, "key": grade.key, "fraction": grade.fraction}
+    ids = list(dict.fromkeys(response.choice_ids))
+    if response.number is not None or not ids:
+        raise AttemptError(_("Choose an answer before submitting."))
+    chosen = [state.content.choice(question, pk) for pk in ids]
+    if any(choice is None for choice in chosen):
+        raise AttemptError(_("Choose one of this question's answers."))
+    if kind != Question.Kind.MULTIPLE and len(chosen) != 1:
+        raise AttemptError(_("Choose one of this question's answers."))
+    grade = grading.grade_choices(question, chosen)
+    if kind == Question.Kind.MULTIPLE:
+        if not any(choice.fraction > 0 for choice in question.choices.all()):
+            raise AttemptError(_("This question is being revised; please try again later."))
+        order = [c.pk for c in question.choices.all() if c.pk in set(ids)]
+        return {"choice_ids": order, "key": grade.key, "fraction": grade.fraction}
+    if grade.correct_choice is None:
+        # Only reachable if content was written around the admin's validation.
+        raise AttemptError(_("This question is being revised; please try again later."))
+    return {"choice": chosen[0], "correct_choice": grade.correct_choice, "fraction": grade.fraction}
+
+
 def answer_record(
-    *, attempt: Attempt, question: Question, choice_id: int, state: AttemptState | None = None
+    *,
+    attempt: Attempt,
+    question: Question,
+    response: Response | None = None,
+    choice_id: int | None = None,
+    state: AttemptState | None = None,
 ) -> AnswerOutcome:
-    """Record the learner's choice for `question`, once, and finish the attempt after the last.
+    """Record the learner's `response` to `question`, once, and finish the attempt after the
+    last (`choice_id` alone is the response of a single-answer question).
 
     A question already answered returns its recorded answer unchanged (a replay, a double
     click, a stale tab). Raises AttemptError, writing nothing, for a finished attempt, a
-    question that is not the current one, or a choice that is not one of its choices.
+    question that is not the current one, or a response that does not fit the question (a
+    choice not its own, two choices for a single-answer question, a number for a choice).
     `state` is the attempt's state if the caller has just read it; otherwise it is read here.
 
     No lock: the one-answer-per-question constraint settles races. Answers are only ever
@@ -134,6 +192,8 @@ def answer_record(
     question, and recording that question again then violates the constraint: the first
     answer to commit stands, and only the request that records the last answer finishes.
     """
+    if response is None:
+        response = Response(choice_ids=(choice_id,) if choice_id is not None else ())
     if state is None:
         state = attempt_state(attempt)
     recorded = state.answer_for(question)
@@ -144,21 +204,14 @@ def answer_record(
     current = state.current_question
     if current is None or current.pk != question.pk:
         raise AttemptError(_("Answer the questions in order: this one is not next yet."))
-    choice = state.content.choice(question, choice_id)
-    if choice is None:
-        raise AttemptError(_("Choose one of this question's answers."))
-    correct_choice = next((c for c in question.choices.all() if c.is_correct), None)
-    if correct_choice is None:
-        # Only reachable if content was written around the admin's validation.
-        raise AttemptError(_("This question is being revised; please try again later."))
+    fields = _grade(question, response, state)
     try:
         with transaction.atomic():
             answer = Answer.objects.create(
                 attempt=attempt,
                 question=question,
-                choice=choice,
-                correct_choice=correct_choice,
-                is_correct=choice.pk == correct_choice.pk,
+                is_correct=fields["fraction"] == 1,
+                **fields,
             )
             state.answers[question.pk] = answer
             if state.current_question is None:

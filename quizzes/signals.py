@@ -9,7 +9,7 @@ from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 from django.utils import timezone
 
-from .models import Choice, Guide, Question, Quiz
+from .models import Choice, Guide, NumericalAnswer, Question, Quiz
 
 
 def _touch_quizzes(**filters) -> None:
@@ -33,6 +33,7 @@ def question_changed(sender, instance: Question, raw: bool = False, **kwargs) ->
 
 
 @receiver([post_save, post_delete], sender=Choice)
+@receiver([post_save, post_delete], sender=NumericalAnswer)
 def choice_changed(sender, instance: Choice, raw: bool = False, **kwargs) -> None:
     if not raw:
         _touch_quizzes(questions__pk=instance.question_id)

@@ -19,7 +19,13 @@ from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from . import history as history_stats
-from .attempts import AttemptError, AttemptState, answer_record, attempt_start, attempt_state
+from .attempts import (
+    AttemptError,
+    AttemptState,
+    answer_record,
+    attempt_start,
+    attempt_state,
+)
 from .content import quiz_content
 from .forms import AnswerForm
 from .models import Attempt, Quiz
@@ -157,6 +163,15 @@ def _where_it_stands(request: HttpRequest, state: AttemptState) -> HttpResponse:
     return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
 
 
+def _answer_data(request: HttpRequest) -> dict:
+    """The posted answer, with `choice` as a list: one radio button or several boxes."""
+    return {
+        "choice": request.POST.getlist("choice"),
+        "number": request.POST.get("number", ""),
+        "question": request.POST.get("question", ""),
+    }
+
+
 def _render_step(
     request: HttpRequest,
     state: AttemptState,
@@ -168,6 +183,7 @@ def _render_step(
 ) -> HttpResponse:
     question = state.content.at(number)
     answer = state.answer_for(question)
+    choices = list(question.choices.all())
     context = {
         "attempt": state.attempt,
         "quiz": state.attempt.quiz,
@@ -176,7 +192,8 @@ def _render_step(
         "total": state.content.count,
         "question": question,
         "answer": answer,
-        "choices": list(question.choices.all()),
+        "choices": choices,
+        "verdicts": answer.choice_verdicts(choices) if answer else [],
         "form": form or AnswerForm(),
         "error": error,
         "is_last": number == state.content.count,
@@ -194,7 +211,7 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
     attempt = _attempt_for(request, pk)
     state = attempt_state(attempt)
     question = state.content.at(number)
-    form = AnswerForm(request.POST) if request.method == "POST" else None
+    form = AnswerForm(_answer_data(request)) if request.method == "POST" else None
     seen = form.cleaned_data["question"] if form is not None and form.is_valid() else None
     if seen is not None and (question is None or seen != question.pk):
         # An instructor's edit renumbered the steps since this page was shown: the answer
@@ -212,15 +229,15 @@ def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse
 
     if form is None:
         return _render_step(request, state, number)
-    if not form.is_valid():
+    response = form.response_for(question) if form.is_valid() else None
+    if response is None:
+        # Nothing readable (no choice, a number in letters): said on the step, nothing recorded.
         return _render_step(request, state, number, form=form, status=422)
     try:
-        outcome = answer_record(
-            attempt=attempt, question=question, choice_id=form.cleaned_data["choice"], state=state
-        )
+        outcome = answer_record(attempt=attempt, question=question, response=response, state=state)
     except AttemptError as error:
         return _render_step(request, state, number, error=error.message, status=409)
-    if not outcome.created and outcome.answer.choice_id != form.cleaned_data["choice"]:
+    if not outcome.created and not response.same_as(outcome.answer):
         # A different pick (a second tab, the back button). The same pick again is a double
         # click, and the feedback says all there is to say.
         messages.info(
@@ -243,7 +260,15 @@ def attempt_result(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "quizzes/result.html",
-        {"attempt": attempt, "quiz": attempt.quiz, "state": state, "review": state.review()},
+        {
+            "attempt": attempt,
+            "quiz": attempt.quiz,
+            "state": state,
+            "review": [
+                (question, answer, answer.choice_verdicts(question.choices.all()) if answer else [])
+                for question, answer in state.review()
+            ],
+        },
     )
 
 

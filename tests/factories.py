@@ -72,6 +72,7 @@ def add_question(quiz: Quiz, position: int, choices: int = 4, correct: int = 1) 
             text_en=f"Choice {position}.{choice_position}",
             text_ar=f"الخيار {position}.{choice_position}",
             is_correct=choice_position == correct,
+            fraction=1 if choice_position == correct else 0,
         )
     return question
 

@@ -6,41 +6,64 @@ import csv
 import io
 import zipfile
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
-from ..models import Attempt, Choice, Quiz
+from ..models import Attempt, Choice, NumericalAnswer, Question, Quiz
+from . import gift
 from .gift import Bilingual, GiftChoice, GiftQuestion, write_gift
+
+GiftNumericalAnswer = getattr(gift, "GiftNumericalAnswer", None)
 
 
 def _bilingual(obj, field: str) -> Bilingual:
     return Bilingual(en=getattr(obj, f"{field}_en") or "", ar=getattr(obj, f"{field}_ar") or "")
 
 
+# Until the GIFT writer knows kinds and weights, it takes single-answer questions only.
+_WEIGHTED = "fraction" in GiftChoice.__dataclass_fields__
+
+
+def _gift_choice(choice: Choice) -> GiftChoice:
+    weight = {"fraction": choice.fraction} if _WEIGHTED else {"is_correct": choice.is_correct}
+    return GiftChoice(
+        text=_bilingual(choice, "text"), feedback=_bilingual(choice, "feedback"), **weight
+    )
+
+
+def _gift_question(question: Question) -> GiftQuestion:
+    extra = {}
+    if _WEIGHTED:
+        extra["kind"] = question.kind
+        extra["numerical"] = [
+            GiftNumericalAnswer(
+                value=answer.value.normalize(),
+                tolerance=answer.tolerance.normalize(),
+                fraction=answer.fraction.normalize(),
+                feedback=_bilingual(answer, "feedback"),
+            )
+            for answer in question.numerical_answers.all()
+        ]
+    return GiftQuestion(
+        prompt=_bilingual(question, "prompt"),
+        explanation=_bilingual(question, "explanation"),
+        choices=[_gift_choice(choice) for choice in question.choices.all()],
+        name=f"Q{question.position}",
+        **extra,
+    )
+
+
 def quiz_to_gift(quiz: Quiz) -> str:
     """The quiz as GIFT: title as the category, description as a description item."""
     questions = quiz.questions.order_by("position").prefetch_related(
-        Prefetch("choices", queryset=Choice.objects.order_by("position"))
+        Prefetch("choices", queryset=Choice.objects.order_by("position")),
+        Prefetch("numerical_answers", queryset=NumericalAnswer.objects.order_by("position")),
     )
     return write_gift(
-        [
-            GiftQuestion(
-                prompt=_bilingual(question, "prompt"),
-                explanation=_bilingual(question, "explanation"),
-                choices=[
-                    GiftChoice(
-                        text=_bilingual(choice, "text"),
-                        is_correct=choice.is_correct,
-                        feedback=_bilingual(choice, "feedback"),
-                    )
-                    for choice in question.choices.all()
-                ],
-                name=f"Q{question.position}",
-            )
-            for question in questions
-        ],
+        [_gift_question(question) for question in questions],
         title=_bilingual(quiz, "title"),
         description=_bilingual(quiz, "description"),
         header=f"Daleel quiz: {quiz.slug}\nImport with: python manage.py import_quiz FILE",
@@ -85,6 +108,12 @@ CSV_HEADER = [
     "correct_choice_position",
     "is_correct",
     "answered_at",
+    # Kinds beyond one answer: the boxes ticked (positions, space-separated), the number
+    # typed, and the share of the question's mark earned (0 to 1) for every answer.
+    "question_kind",
+    "choices_ticked",
+    "number",
+    "mark",
 ]
 
 # A spreadsheet runs a cell starting with one of these as a formula; a learner chooses
@@ -99,6 +128,8 @@ def _cell(value) -> str | int:
         return int(value)
     if hasattr(value, "isoformat"):
         return value.isoformat()
+    if isinstance(value, Decimal):
+        return f"{value.normalize():f}"
     if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
         return "'" + value
     return value
@@ -129,9 +160,23 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
             "answers__correct_choice__position",
             "answers__is_correct",
             "answers__answered_at",
+            "answers__question__kind",
+            "answers__choice_ids",
+            "answers__number",
+            "answers__fraction",
         )
     )
+    ticked = CSV_HEADER.index("choices_ticked")
+    positions = None  # choice id → position, read at the first boxes ticked
     for row in rows.iterator(chunk_size=2000):
+        row = list(row)
+        if row[ticked]:
+            if positions is None:
+                choices = Choice.objects.filter(question__quiz__in=quizzes)
+                positions = dict(choices.values_list("pk", "position"))
+            row[ticked] = " ".join(str(positions.get(pk, "?")) for pk in row[ticked])
+        else:
+            row[ticked] = ""
         yield [_cell(value) for value in row]
 
 

@@ -6,6 +6,7 @@ Shared by the `import_quiz` command and the admin's upload page.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
@@ -16,8 +17,24 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from ..models import Choice, Guide, Question, Quiz
-from .gift import TITLE_MAX_LENGTH, Bilingual, GiftDocument, Problem, parse_gift
+from ..models import (
+    Choice,
+    Guide,
+    NumericalAnswer,
+    Question,
+    Quiz,
+    validate_choice_set,
+    validate_numerical_answers,
+)
+from .gift import (
+    TITLE_MAX_LENGTH,
+    Bilingual,
+    GiftChoice,
+    GiftDocument,
+    GiftQuestion,
+    Problem,
+    parse_gift,
+)
 
 PLACEHOLDER_GUIDE_SLUG = "imported"
 
@@ -80,6 +97,7 @@ def quiz_import_gift(
         except ValidationError as invalid:
             raise GiftImportError([Problem(0, " ".join(invalid.messages))], document) from None
 
+    _check_questions(document)
     notes = sorted(document.skipped + document.warnings, key=lambda problem: problem.line)
     with transaction.atomic():
         quiz = (
@@ -149,33 +167,92 @@ def _unique_slug(title: str) -> str:
     return slug
 
 
+# GIFT's {T} and {F} have no text of their own: the choices are named in both languages here.
+TRUE_FALSE_TEXT = [Bilingual("True", "صحيح"), Bilingual("False", "خطأ")]
+
+
+def _kind(parsed: GiftQuestion) -> str:
+    return getattr(parsed, "kind", Question.Kind.SINGLE)
+
+
+def _fraction(choice: GiftChoice) -> Decimal:
+    # Until the parser gives weights (GiftChoice.fraction), its mark is the whole or nothing.
+    fraction = getattr(choice, "fraction", None)
+    if fraction is None:
+        return Decimal(1) if choice.is_correct else Decimal(0)
+    return Decimal(fraction)
+
+
+def _check_questions(document: GiftDocument) -> None:
+    """Refuse the file if a question would not pass the admin's validation of its kind."""
+    problems = []
+    for parsed in document.questions:
+        kind = _kind(parsed)
+        try:
+            if kind == Question.Kind.NUMERICAL:
+                validate_numerical_answers(
+                    [(n, Decimal(a.fraction)) for n, a in enumerate(parsed.numerical)]
+                )
+            else:
+                validate_choice_set(
+                    [(n, _fraction(c) > 0, _fraction(c)) for n, c in enumerate(parsed.choices)],
+                    kind=kind,
+                )
+        except ValidationError as invalid:
+            problems.extend(Problem(parsed.line, message) for message in invalid.messages)
+    if problems:
+        raise GiftImportError(problems, document)
+
+
 def _append_questions(quiz: Quiz, document: GiftDocument) -> list[Question]:
     last = quiz.questions.aggregate(last=Max("position"))["last"] or 0
     questions = []
     choices = []
+    numbers = []
     for offset, parsed in enumerate(document.questions, start=1):
+        kind = _kind(parsed)
         question = Question.objects.create(
             quiz=quiz,
             position=last + offset,
+            kind=kind,
             prompt_en=parsed.prompt.en,
             prompt_ar=parsed.prompt.ar,
             explanation_en=parsed.explanation.en,
             explanation_ar=parsed.explanation.ar,
         )
         questions.append(question)
-        choices.extend(
-            Choice(
-                question=question,
-                position=position,
-                text_en=choice.text.en,
-                text_ar=choice.text.ar,
-                feedback_en=choice.feedback.en,
-                feedback_ar=choice.feedback.ar,
-                is_correct=choice.is_correct,
+        if kind == Question.Kind.NUMERICAL:
+            numbers.extend(
+                NumericalAnswer(
+                    question=question,
+                    position=position,
+                    value=answer.value,
+                    tolerance=answer.tolerance,
+                    fraction=answer.fraction,
+                    feedback_en=answer.feedback.en,
+                    feedback_ar=answer.feedback.ar,
+                )
+                for position, answer in enumerate(parsed.numerical, start=1)
             )
-            for position, choice in enumerate(parsed.choices, start=1)
-        )
+            continue
+        for position, choice in enumerate(parsed.choices, start=1):
+            text = choice.text
+            if kind == Question.Kind.TRUEFALSE:
+                text = TRUE_FALSE_TEXT[position - 1]
+            choices.append(
+                Choice(
+                    question=question,
+                    position=position,
+                    text_en=text.en,
+                    text_ar=text.ar,
+                    feedback_en=choice.feedback.en,
+                    feedback_ar=choice.feedback.ar,
+                    is_correct=_fraction(choice) > 0,
+                    fraction=_fraction(choice),
+                )
+            )
     Choice.objects.bulk_create(choices)
+    NumericalAnswer.objects.bulk_create(numbers)
     # bulk_create sends no post_save: move the quiz's content version stamp ourselves.
     Quiz.objects.filter(pk=quiz.pk).update(updated_at=timezone.now())
     return questions
