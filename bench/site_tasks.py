@@ -39,6 +39,7 @@ from django.contrib.auth import (  # noqa: E402
 from django.contrib.auth.hashers import make_password  # noqa: E402
 from django.db.models import Count, Q  # noqa: E402
 
+from quizzes.content import quiz_touch  # noqa: E402
 from quizzes.models import Attempt, Question, Quiz  # noqa: E402
 
 
@@ -106,7 +107,8 @@ def scores(path: str) -> dict[str, int | None]:
 def edit(slug: str, position: int, prompt: str) -> dict[str, str]:
     question = Question.objects.get(quiz__slug=slug, position=position)
     question.prompt_en = prompt
-    question.save()  # quizzes.signals moves the quiz's version: every cache misses it
+    question.save()
+    quiz_touch(question.quiz)  # a new content version: every process's cache misses it
     return {"edited": str(question)}
 
 

@@ -20,6 +20,7 @@ from .instructors.forms import (
 )
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
+from .instructors.versioning import MovesContentVersionMixin
 from .models import Answer, Attempt, Choice, Guide, NumericalAnswer, Question, Quiz
 
 
@@ -63,7 +64,7 @@ class QuestionInline(BilingualFieldsMixin, TranslationStackedInline):
 
 
 @admin.register(Guide)
-class GuideAdmin(BilingualFieldsMixin, TranslationAdmin):
+class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin):
     list_display = ["title", "url"]
     search_fields = ["title_en", "title_ar", "url"]
     prepopulated_fields = {"slug": ["title_en"]}
@@ -71,7 +72,9 @@ class GuideAdmin(BilingualFieldsMixin, TranslationAdmin):
 
 
 @admin.register(Quiz)
-class QuizAdmin(InstructorToolsMixin, BilingualFieldsMixin, TranslationAdmin):
+class QuizAdmin(
+    InstructorToolsMixin, MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin
+):
     form = QuizForm
     list_display = ["title", "difficulty", "guide", "is_published", "question_count", "updated_at"]
     list_filter = ["difficulty", "is_published", "guide"]
@@ -108,7 +111,7 @@ class QuizAdmin(InstructorToolsMixin, BilingualFieldsMixin, TranslationAdmin):
 
 
 @admin.register(Question)
-class QuestionAdmin(BilingualFieldsMixin, TranslationAdmin):
+class QuestionAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin):
     list_display = ["__str__", "prompt", "kind", "quiz", "position"]
     list_filter = ["quiz", "kind"]
     list_select_related = ["quiz"]

@@ -1,27 +1,34 @@
 """The rules of an attempt: start or resume, answer the current question once, finish, score.
 
 Views (htmx and plain forms alike) call these and render what they return; nothing else
-writes attempts or answers.
+writes attempts or answers. Reading an attempt (`attempt_state`) never writes; the one place
+that may finish an attempt on reading is `attempt_settle`, which views call explicitly.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from . import grading
 from .content import QuizContent, quiz_content
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 from .models import Answer, Attempt, Question, Quiz
 
 
 class AttemptError(Exception):
     """An answer the rules refuse; `message` is for the learner, nothing was written."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str | Promise) -> None:
         super().__init__(message)
         self.message = message
 
@@ -58,6 +65,11 @@ class AttemptState:
     def score(self) -> Decimal:
         return sum((answer.fraction for answer in self.answers.values()), Decimal(0))
 
+    @property
+    def is_complete(self) -> bool:
+        """Every question the quiz has now is answered (and it has some)."""
+        return bool(self.content.count) and self.current_question is None
+
     def answer_for(self, question: Question) -> Answer | None:
         return self.answers.get(question.pk)
 
@@ -71,11 +83,19 @@ class AttemptState:
         current = self.current_question
         return not self.attempt.is_finished and current is not None and current.pk == question.pk
 
+    def step(self, number: int) -> Question | None:
+        """The question the learner may see at step `number`, or None (send them on)."""
+        question = self.content.at(number)
+        if question is None or not self.is_open(question):
+            return None
+        return question
+
     def review(self) -> list[tuple[Question, Answer | None]]:
         return [(question, self.answers.get(question.pk)) for question in self.content.questions]
 
 
 def attempt_state(attempt: Attempt) -> AttemptState:
+    """Read the attempt's content and answers. Writes nothing."""
     content = quiz_content(attempt.quiz)
     # No ordering: the model's default would join the questions for nothing.
     answers = {answer.question_id: answer for answer in attempt.answers.order_by()}
@@ -90,14 +110,22 @@ def attempt_state(attempt: Attempt) -> AttemptState:
                 answer.correct_choice = (
                     content.choice(question, answer.correct_choice_id) or answer.correct_choice
                 )
-    state = AttemptState(attempt=attempt, content=content, answers=answers)
-    if not attempt.is_finished and content.count and state.current_question is None:
-        # Every question left is answered: an instructor deleted the ones that were not.
-        _finish(attempt, state)
-    return state
+    return AttemptState(attempt=attempt, content=content, answers=answers)
 
 
-def attempt_start(*, user, quiz: Quiz) -> Attempt:
+def attempt_settle(*, state: AttemptState) -> bool:
+    """Finish an attempt in progress that has nothing left to answer; True if it did.
+
+    Answering the last question finishes an attempt; this covers the other way to get there:
+    an instructor deleted the questions the learner had not answered yet.
+    """
+    if state.attempt.is_finished or not state.is_complete:
+        return False
+    _finish(state)
+    return True
+
+
+def attempt_start(*, user: User, quiz: Quiz) -> Attempt:
     """Return the learner's attempt in progress on `quiz`, or start one.
 
     Safe against a double click or two tabs: the database allows one attempt in progress per
@@ -114,15 +142,6 @@ def attempt_start(*, user, quiz: Quiz) -> Attempt:
         return Attempt.objects.in_progress().get(user=user, quiz=quiz)
 
 
-@dataclass
-class AnswerOutcome:
-    answer: Answer
-    # False when the question had been answered before: the recorded answer stands.
-    created: bool
-    # The attempt with this answer, to render the feedback without reading it again.
-    state: AttemptState
-
-
 @dataclass(frozen=True)
 class Response:
     """What the learner sent for one question: the choices ticked (one for a single-answer or
@@ -130,6 +149,12 @@ class Response:
 
     choice_ids: tuple[int, ...] = ()
     number: Decimal | None = None
+
+    @classmethod
+    def of(cls, response: Response | None, choice_id: int | None) -> Response:
+        if response is not None:
+            return response
+        return cls(choice_ids=(choice_id,) if choice_id is not None else ())
 
     def same_as(self, answer: Answer) -> bool:
         """Whether `answer` records this very response (a double click, not a change)."""
@@ -139,8 +164,127 @@ class Response:
         return set(recorded) == set(self.choice_ids)
 
 
-def _grade(question: Question, response: Response, state: AttemptState) -> dict:
-    """The Answer's fields for `response`; AttemptError when it does not fit the question."""
+class Step(enum.Enum):
+    """What became of a posted step; the view maps each to a response."""
+
+    # The answer was recorded now: show its feedback.
+    ANSWERED = "answered"
+    # The question had been answered already with this pick (a double click, a replay).
+    REPEATED = "repeated"
+    # Answered already with another pick (a second tab, the back button): the first counts.
+    ANSWERED_BEFORE = "answered-before"
+    # Not the learner's to answer now (a later step, a finished attempt): show where it stands.
+    NOT_OPEN = "not-open"
+    # The quiz changed under the learner and the question they saw is gone or not theirs.
+    QUIZ_CHANGED = "quiz-changed"
+    # Refused by the rules, nothing written: `message` says why.
+    REFUSED = "refused"
+
+
+@dataclass
+class StepOutcome:
+    step: Step
+    # The attempt as it stands after the step, to render without reading it again.
+    state: AttemptState
+    # The step number to show (the question's number now), when there is one.
+    number: int | None = None
+    answer: Answer | None = None
+    message: str | Promise = ""
+
+
+def step_submit(
+    *,
+    state: AttemptState,
+    number: int,
+    question_id: int | None,
+    response: Response | None = None,
+    choice_id: int | None = None,
+) -> StepOutcome:
+    """Take a posted step: the learner, on step `number`, sent `response` (or picked
+    `choice_id`) for the question with id `question_id` (the one they saw; None from an older
+    page: step `number`'s).
+
+    Steps are numbered by position, and an instructor's edit can renumber them while a
+    learner reads: the answer goes to the question the learner saw, wherever it is now, as
+    long as it is still theirs to answer. Each question is answered once: a replay returns
+    the recorded answer unchanged. Writes at most one answer, and finishes the attempt with
+    the last one.
+    """
+    question = state.content.at(number)
+    if question_id is not None and (question is None or question.pk != question_id):
+        # Renumbered since the page was shown: the question seen, if it is still theirs.
+        question = state.content.question(question_id)
+        if question is None or not state.is_open(question):
+            return StepOutcome(
+                Step.QUIZ_CHANGED,
+                state,
+                message=_("This quiz changed while you were answering; here is where you are."),
+            )
+    if question is None or not state.is_open(question):
+        return StepOutcome(Step.NOT_OPEN, state)
+    number = state.content.number_of(question)
+    response = Response.of(response, choice_id)
+    recorded = state.answer_for(question)
+    created = False
+    if recorded is None:
+        try:
+            recorded, created, state = _record(state, question, response)
+        except AttemptError as error:
+            return StepOutcome(Step.REFUSED, state, number, message=error.message)
+    if created:
+        return StepOutcome(Step.ANSWERED, state, number, recorded)
+    if response.same_as(recorded):
+        return StepOutcome(Step.REPEATED, state, number, recorded)
+    return StepOutcome(
+        Step.ANSWERED_BEFORE,
+        state,
+        number,
+        recorded,
+        message=_("You had already answered this question; your first answer counts."),
+    )
+
+
+@dataclass
+class AnswerOutcome:
+    answer: Answer
+    # False when the question had been answered before: the recorded answer stands.
+    created: bool
+    state: AttemptState
+
+
+def answer_record(
+    *,
+    attempt: Attempt,
+    question: Question,
+    response: Response | None = None,
+    choice_id: int | None = None,
+) -> AnswerOutcome:
+    """Record the learner's `response` (or choice) for `question`, once, and finish the
+    attempt after the last.
+
+    For code outside a request (tests, scripts): the same rules as `step_submit`, by question
+    rather than by step. A question answered before returns its recorded answer unchanged.
+    Raises AttemptError, writing nothing, for a finished attempt, a question that is not the
+    current one, or a choice that is not one of its choices.
+    """
+    # The caller's quiz may predate an edit: read the content version as it is now.
+    attempt.quiz.refresh_from_db(fields=["updated_at"])
+    state = attempt_state(attempt)
+    recorded = state.answer_for(question)
+    if recorded is not None:
+        return AnswerOutcome(answer=recorded, created=False, state=state)
+    question = state.content.question(question.pk) or question  # its choices are cached
+    if not state.is_open(question):
+        if attempt.is_finished:
+            raise AttemptError(_("This attempt is finished; it accepts no more answers."))
+        raise AttemptError(_("Answer the questions in order: this one is not next yet."))
+    answer, created, state = _record(state, question, Response.of(response, choice_id))
+    return AnswerOutcome(answer=answer, created=created, state=state)
+
+
+def _grade(question: Question, response: Response, state: AttemptState) -> dict[str, Any]:
+    """The Answer's fields for `response`; AttemptError when it does not fit the question
+    (a choice not its own, two choices for one answer, a number for a choice)."""
     kind = question.kind
     if kind == Question.Kind.NUMERICAL:
         if response.number is None or response.choice_ids:
@@ -151,10 +295,9 @@ def _grade(question: Question, response: Response, state: AttemptState) -> dict:
         grade = grading.grade_number(question, response.number)
         return {"number": response.number, "key": grade.key, "fraction": grade.fraction}
     ids = list(dict.fromkeys(response.choice_ids))
-    if response.number is not None or not ids:
-        raise AttemptError(_("Choose an answer before submitting."))
-    chosen = [state.content.choice(question, pk) for pk in ids]
-    if any(choice is None for choice in chosen):
+    found = [state.content.choice(question, pk) for pk in ids]
+    chosen = [choice for choice in found if choice is not None]
+    if response.number is not None or not chosen or len(chosen) != len(found):
         raise AttemptError(_("Choose one of this question's answers."))
     if kind != Question.Kind.MULTIPLE and len(chosen) != 1:
         raise AttemptError(_("Choose one of this question's answers."))
@@ -170,64 +313,42 @@ def _grade(question: Question, response: Response, state: AttemptState) -> dict:
     return {"choice": chosen[0], "correct_choice": grade.correct_choice, "fraction": grade.fraction}
 
 
-def answer_record(
-    *,
-    attempt: Attempt,
-    question: Question,
-    response: Response | None = None,
-    choice_id: int | None = None,
-    state: AttemptState | None = None,
-) -> AnswerOutcome:
-    """Record the learner's `response` to `question`, once, and finish the attempt after the
-    last (`choice_id` alone is the response of a single-answer question).
-
-    A question already answered returns its recorded answer unchanged (a replay, a double
-    click, a stale tab). Raises AttemptError, writing nothing, for a finished attempt, a
-    question that is not the current one, or a response that does not fit the question (a
-    choice not its own, two choices for a single-answer question, a number for a choice).
-    `state` is the attempt's state if the caller has just read it; otherwise it is read here.
+def _record(
+    state: AttemptState, question: Question, response: Response
+) -> tuple[Answer, bool, AttemptState]:
+    """Write the answer to `question` (open and unanswered in `state`) and finish the attempt
+    after the last one. Returns the answer that stands, whether this call wrote it, and the
+    state with it.
 
     No lock: the one-answer-per-question constraint settles races. Answers are only ever
     added, in order, so a state read a moment ago can lack at most an answer to the current
     question, and recording that question again then violates the constraint: the first
     answer to commit stands, and only the request that records the last answer finishes.
     """
-    if response is None:
-        response = Response(choice_ids=(choice_id,) if choice_id is not None else ())
-    if state is None:
-        state = attempt_state(attempt)
-    recorded = state.answer_for(question)
-    if recorded is not None:
-        return AnswerOutcome(answer=recorded, created=False, state=state)
-    if attempt.is_finished:
-        raise AttemptError(_("This attempt is finished; it accepts no more answers."))
-    current = state.current_question
-    if current is None or current.pk != question.pk:
-        raise AttemptError(_("Answer the questions in order: this one is not next yet."))
+    attempt = state.attempt
     fields = _grade(question, response, state)
     try:
         with transaction.atomic():
             answer = Answer.objects.create(
-                attempt=attempt,
-                question=question,
-                is_correct=fields["fraction"] == 1,
-                **fields,
+                attempt=attempt, question=question, is_correct=fields["fraction"] == 1, **fields
             )
             state.answers[question.pk] = answer
-            if state.current_question is None:
-                _finish(attempt, state)
+            if state.is_complete:
+                _finish(state)
     except IntegrityError:
         # A concurrent request (a double click, a second tab) answered it first.
+        state.answers.pop(question.pk, None)
         attempt.refresh_from_db(fields=["finished_at", "score", "total"])
         state = attempt_state(attempt)
         recorded = state.answer_for(question)
         if recorded is None:
             raise
-        return AnswerOutcome(answer=recorded, created=False, state=state)
-    return AnswerOutcome(answer=answer, created=True, state=state)
+        return recorded, False, state
+    return answer, True, state
 
 
-def _finish(attempt: Attempt, state: AttemptState) -> None:
+def _finish(state: AttemptState) -> None:
+    attempt = state.attempt
     attempt.finished_at = timezone.now()
     attempt.score = state.score
     attempt.total = state.content.count

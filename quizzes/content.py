@@ -2,8 +2,10 @@
 
 Every step of an attempt needs the quiz's questions and choices; they change rarely (an
 instructor's edit) and are read constantly (a class taking the quiz). They are cached under
-a key holding `Quiz.updated_at`, which `quizzes.signals` moves on every edit, so no explicit
-invalidation has to reach every process's cache.
+a key holding `Quiz.updated_at`, the content's version, so no invalidation has to reach every
+process's cache: every path that edits a quiz's content (the admin, the importer, the seed
+loader, scripts) calls `quiz_touch` once it is done, and every process reads the new version
+on its next request.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import time
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db.models import Prefetch, prefetch_related_objects
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.utils import timezone
 
 from .models import Choice, NumericalAnswer, Question, Quiz
 
@@ -50,6 +53,21 @@ class QuizContent:
             if choice.pk == choice_id:
                 return choice
         return None
+
+
+def quiz_touch(quizzes: Quiz | QuerySet[Quiz]) -> None:
+    """Move the content version of a quiz (or of every quiz in a queryset) after an edit of
+    its content: its text, its questions, their choices or its guide.
+
+    One statement, whatever the number of quizzes; the instances passed get the new version
+    too, so the caller's next read of their content sees the edit.
+    """
+    now = timezone.now()
+    if isinstance(quizzes, Quiz):
+        Quiz.objects.filter(pk=quizzes.pk).update(updated_at=now)
+        quizzes.updated_at = now
+    else:
+        quizzes.update(updated_at=now)
 
 
 def _cache_key(quiz: Quiz) -> str:

@@ -47,7 +47,7 @@ class QuizQuerySet(models.QuerySet["Quiz"]):
         return self.filter(has_questions, is_published=True)
 
 
-class QuizManager(models.Manager.from_queryset(QuizQuerySet)):  # type: ignore[misc]
+class QuizManager(models.Manager.from_queryset(QuizQuerySet)):
     def get_by_natural_key(self, slug: str) -> Quiz:
         return self.get(slug=slug)
 
@@ -70,6 +70,8 @@ class Quiz(models.Model):
     is_published = models.BooleanField(_("published"), default=False)
     # Defaults rather than auto_now*, so that fixtures (raw saves) get timestamps too.
     created_at = models.DateTimeField(_("created"), default=timezone.now, editable=False)
+    # The version of the quiz's content, moved by `quizzes.content.quiz_touch` after every
+    # edit; cached content is keyed on it.
     updated_at = models.DateTimeField(_("updated"), default=timezone.now, editable=False)
 
     objects = QuizManager()
@@ -81,10 +83,6 @@ class Quiz(models.Model):
 
     def __str__(self) -> str:
         return self.title
-
-    def save(self, *args, **kwargs) -> None:
-        self.updated_at = timezone.now()
-        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("quizzes:detail", args=[self.slug])

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import wraps
+from typing import TYPE_CHECKING, Any, Concatenate
 from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -17,23 +19,44 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django.views.decorators.vary import vary_on_headers
 from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
+from django_htmx.middleware import HtmxDetails
 
 from . import history as history_stats
 from .attempts import (
-    AttemptError,
     AttemptState,
-    answer_record,
+    Step,
+    attempt_settle,
     attempt_start,
     attempt_state,
+    step_submit,
 )
 from .content import quiz_content
 from .forms import AnswerForm
-from .models import Attempt, Quiz
+from .models import Attempt, Question, Quiz
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 TAKE_TEMPLATE = "quizzes/take.html"
 
 
-def learner_required(view):
+class HtmxHttpRequest(HttpRequest):
+    """A request as django-htmx's middleware leaves it (django-htmx's documented pattern)."""
+
+    htmx: HtmxDetails
+
+
+class LearnerRequest(HtmxHttpRequest):
+    """A request that `learner_required` let through: its user is signed in."""
+
+    user: User  # narrowed from User | AnonymousUser
+
+
+type LearnerView[**P] = Callable[Concatenate[LearnerRequest, P], HttpResponse]
+type AnyRequestView[**P] = Callable[Concatenate[HtmxHttpRequest, P], HttpResponse]
+
+
+def learner_required[**P](view: LearnerView[P]) -> AnyRequestView[P]:
     """Like login_required, but an htmx request is sent to sign in as a whole page.
 
     (Responses to signed-in learners are kept out of shared caches by
@@ -41,9 +64,9 @@ def learner_required(view):
     """
 
     @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs):
+    def wrapper(request: HtmxHttpRequest, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
         if request.user.is_authenticated:
-            return view(request, *args, **kwargs)
+            return view(request, *args, **kwargs)  # type: ignore[arg-type]  # signed in now
         if request.htmx:
             # Back after signing in to the step asked for (Next's address is a whole page too);
             # a form sent is not replayed, so after a POST back to the page it was sent from.
@@ -58,7 +81,7 @@ def learner_required(view):
     return wrapper
 
 
-def _partial(request: HttpRequest, template: str, fragment: str) -> str:
+def _partial(request: HtmxHttpRequest, template: str, fragment: str) -> str:
     """The whole page, or only `fragment` of it for an htmx swap (never for history restore)."""
     if request.htmx and not request.htmx.history_restore_request:
         return f"{template}#{fragment}"
@@ -66,14 +89,19 @@ def _partial(request: HttpRequest, template: str, fragment: str) -> str:
 
 
 def _published_quiz(slug: str) -> Quiz:
-    return get_object_or_404(Quiz.objects.published().select_related("guide"), slug=slug)
+    quizzes: QuerySet[Quiz] = Quiz.objects.published().select_related("guide")
+    return get_object_or_404(quizzes, slug=slug)
 
 
-def _attempt_for(request: HttpRequest, pk: int) -> Attempt:
-    """The signed-in learner's own attempt, or 404: other learners' attempts do not exist."""
-    return get_object_or_404(
+def _state_for(request: LearnerRequest, pk: int) -> AttemptState:
+    """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
+    not exist. An attempt left with nothing to answer is finished on the way."""
+    attempt = get_object_or_404(
         Attempt.objects.select_related("quiz__guide"), pk=pk, user=request.user
     )
+    state = attempt_state(attempt)
+    attempt_settle(state=state)
+    return state
 
 
 @require_safe
@@ -97,7 +125,7 @@ def set_language(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def catalog(request: HttpRequest) -> HttpResponse:
+def catalog(request: HtmxHttpRequest) -> HttpResponse:
     quizzes = list(
         Quiz.objects.published()
         .select_related("guide")
@@ -112,7 +140,7 @@ def catalog(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     quiz = _published_quiz(slug)
     content = quiz_content(quiz)
     in_progress = best = None
@@ -130,13 +158,14 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @vary_on_headers("HX-Request")
 @learner_required
-def attempt_begin(request: HttpRequest, slug: str) -> HttpResponse:
+def attempt_begin(request: LearnerRequest, slug: str) -> HttpResponse:
     """Start the quiz, or resume the attempt in progress, and show its current step."""
     quiz = _published_quiz(slug)
     if not quiz_content(quiz).count:
         raise Http404("This quiz has no questions yet.")
     attempt = attempt_start(user=request.user, quiz=quiz)
     state = attempt_state(attempt)
+    attempt_settle(state=state)
     step_url = reverse("quizzes:question", args=[attempt.pk, state.current_number])
     if request.htmx:
         response = _render_step(request, state, state.current_number)
@@ -146,12 +175,11 @@ def attempt_begin(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_safe
 @learner_required
-def attempt_resume(request: HttpRequest, pk: int) -> HttpResponse:
-    attempt = _attempt_for(request, pk)
-    return _where_it_stands(request, attempt_state(attempt))
+def attempt_resume(request: LearnerRequest, pk: int) -> HttpResponse:
+    return _where_it_stands(request, _state_for(request, pk))
 
 
-def _where_it_stands(request: HttpRequest, state: AttemptState) -> HttpResponse:
+def _where_it_stands(request: HtmxHttpRequest, state: AttemptState) -> HttpResponse:
     """Send the learner to the attempt's result once finished, else to its current step."""
     attempt = state.attempt
     if attempt.is_finished:
@@ -163,7 +191,7 @@ def _where_it_stands(request: HttpRequest, state: AttemptState) -> HttpResponse:
     return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
 
 
-def _answer_data(request: HttpRequest) -> dict:
+def _answer_data(request: HttpRequest) -> dict[str, Any]:
     """The posted answer, with `choice` as a list: one radio button or several boxes."""
     return {
         "choice": request.POST.getlist("choice"),
@@ -172,8 +200,16 @@ def _answer_data(request: HttpRequest) -> dict:
     }
 
 
+def _question_seen(state: AttemptState, number: int, form: AnswerForm) -> Question | None:
+    """The question the valid `form` answers, to read its response by kind (None: gone)."""
+    question_id = form.cleaned_data["question"]
+    if question_id is not None:
+        return state.content.question(question_id)
+    return state.content.at(number)
+
+
 def _render_step(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     state: AttemptState,
     number: int,
     *,
@@ -182,6 +218,8 @@ def _render_step(
     status: int = 200,
 ) -> HttpResponse:
     question = state.content.at(number)
+    if question is None:  # callers render steps the attempt has; this would be a bug
+        raise Http404("No such step.")
     answer = state.answer_for(question)
     choices = list(question.choices.all())
     context = {
@@ -206,55 +244,49 @@ def _render_step(
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 @learner_required
-def attempt_question(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpResponse:
     """One step of an attempt: the question's form, or once answered its feedback."""
-    attempt = _attempt_for(request, pk)
-    state = attempt_state(attempt)
-    question = state.content.at(number)
-    form = AnswerForm(_answer_data(request)) if request.method == "POST" else None
-    seen = form.cleaned_data["question"] if form is not None and form.is_valid() else None
-    if seen is not None and (question is None or seen != question.pk):
-        # An instructor's edit renumbered the steps since this page was shown: the answer
-        # goes to the question the learner saw, wherever it is now, if it is still theirs to
-        # answer (a question inserted before it comes first).
-        question = state.content.question(seen)
-        if question is None or not state.is_open(question):
-            messages.info(
-                request, _("This quiz changed while you were answering; here is where you are.")
-            )
+    state = _state_for(request, pk)
+    if request.method != "POST":
+        if state.step(number) is None:
             return _where_it_stands(request, state)
-        number = state.content.number_of(question)
-    if question is None or not state.is_open(question):
-        return _where_it_stands(request, state)
-
-    if form is None:
         return _render_step(request, state, number)
-    response = form.response_for(question) if form.is_valid() else None
-    if response is None:
-        # Nothing readable (no choice, a number in letters): said on the step, nothing recorded.
+    form = AnswerForm(_answer_data(request))
+    sent = form.response_for(_question_seen(state, number, form)) if form.is_valid() else None
+    if sent is None:
+        # Nothing readable (no choice, a number in letters): said on the step, nothing written.
+        if state.step(number) is None:
+            return _where_it_stands(request, state)
         return _render_step(request, state, number, form=form, status=422)
-    try:
-        outcome = answer_record(attempt=attempt, question=question, response=response, state=state)
-    except AttemptError as error:
-        return _render_step(request, state, number, error=error.message, status=409)
-    if not outcome.created and not response.same_as(outcome.answer):
-        # A different pick (a second tab, the back button). The same pick again is a double
-        # click, and the feedback says all there is to say.
-        messages.info(
-            request, _("You had already answered this question; your first answer counts.")
+    outcome = step_submit(
+        state=state,
+        number=number,
+        question_id=form.cleaned_data["question"],
+        response=sent,
+    )
+    if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED):
+        if outcome.message:
+            messages.info(request, str(outcome.message))
+        return _where_it_stands(request, outcome.state)
+    assert outcome.number is not None
+    if outcome.step is Step.REFUSED:
+        return _render_step(
+            request, outcome.state, outcome.number, error=str(outcome.message), status=409
         )
-    step_url = reverse("quizzes:question", args=[attempt.pk, number])
+    if outcome.step is Step.ANSWERED_BEFORE:
+        messages.info(request, str(outcome.message))
+    step_url = reverse("quizzes:question", args=[state.attempt.pk, outcome.number])
     if request.htmx:
-        response = _render_step(request, outcome.state, number)
+        response = _render_step(request, outcome.state, outcome.number)
         return push_url(response, step_url) if step_url != request.path else response
     return redirect(step_url)
 
 
 @require_safe
 @learner_required
-def attempt_result(request: HttpRequest, pk: int) -> HttpResponse:
-    attempt = _attempt_for(request, pk)
-    state = attempt_state(attempt)
+def attempt_result(request: LearnerRequest, pk: int) -> HttpResponse:
+    state = _state_for(request, pk)
+    attempt = state.attempt
     if not attempt.is_finished:
         return _where_it_stands(request, state)
     return render(
@@ -274,7 +306,7 @@ def attempt_result(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_safe
 @learner_required
-def history(request: HttpRequest) -> HttpResponse:
+def history(request: LearnerRequest) -> HttpResponse:
     attempts = (
         Attempt.objects.filter(user=request.user)
         .select_related("quiz")
@@ -290,7 +322,9 @@ def history(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _error_page(request: HttpRequest, template: str, status: int, context=None) -> HttpResponse:
+def _error_page(
+    request: HttpRequest, template: str, status: int, context: dict[str, Any] | None = None
+) -> HttpResponse:
     """Our error page; to an htmx request, an order to reload the page it was sent from.
 
     htmx swaps error responses into the target too, and a whole error page inside the quiz
@@ -305,15 +339,15 @@ def _error_page(request: HttpRequest, template: str, status: int, context=None) 
     return response
 
 
-def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return _error_page(request, "errors/400.html", 400)
 
 
-def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return _error_page(request, "errors/403.html", 403)
 
 
-def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return _error_page(request, "errors/404.html", 404)
 
 

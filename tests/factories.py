@@ -7,6 +7,7 @@ import itertools
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
+from quizzes.content import quiz_touch
 from quizzes.models import Choice, Guide, Question, Quiz
 
 _counter = itertools.count(1)
@@ -74,6 +75,7 @@ def add_question(quiz: Quiz, position: int, choices: int = 4, correct: int = 1) 
             is_correct=choice_position == correct,
             fraction=1 if choice_position == correct else 0,
         )
+    quiz_touch(quiz)  # as the admin does after an edit
     return question
 
 

@@ -13,10 +13,10 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
+from ..content import quiz_touch
 from ..models import (
     Choice,
     Guide,
@@ -253,6 +253,5 @@ def _append_questions(quiz: Quiz, document: GiftDocument) -> list[Question]:
             )
     Choice.objects.bulk_create(choices)
     NumericalAnswer.objects.bulk_create(numbers)
-    # bulk_create sends no post_save: move the quiz's content version stamp ourselves.
-    Quiz.objects.filter(pk=quiz.pk).update(updated_at=timezone.now())
+    quiz_touch(quiz)
     return questions

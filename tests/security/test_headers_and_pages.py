@@ -138,3 +138,15 @@ def test_a_request_for_a_host_that_is_not_allowed_gets_the_strict_headers_too(cl
     response = client.get("/en/", HTTP_HOST="evil.example")
     assert response.status_code == 400
     _check(response)
+
+
+def test_the_development_server_loads_the_same_scripts_as_production(client, settings):
+    """django-htmx's debug extension (added under DEBUG) stops htmx swapping 4xx fragments:
+    `make run` would then show a learner nothing where production shows the error."""
+    settings.DEBUG = False
+    production = re.findall(r"<script[^>]*>", client.get("/en/").content.decode())
+    settings.DEBUG = True
+    development = re.findall(r"<script[^>]*>", client.get("/en/").content.decode())
+
+    assert development == production
+    assert not any("django-htmx.js" in tag for tag in development)

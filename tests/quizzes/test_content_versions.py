@@ -1,0 +1,130 @@
+"""Every path that edits a quiz's content moves its version, so no process serves old content.
+
+Content is cached per version (`quizzes.content`); the version moves through one explicit
+call, `quiz_touch`, made by each editing path — never by a signal that a bulk write skips.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from quizzes.content import quiz_content, quiz_touch
+from quizzes.instructors.imports import quiz_import_gift
+from quizzes.models import Question, Quiz
+from tests.admin_posts import choice_rows, question_rows, save_question, save_quiz
+from tests.factories import make_quiz
+
+pytestmark = pytest.mark.django_db
+
+
+def version(quiz: Quiz):
+    return Quiz.objects.values_list("updated_at", flat=True).get(pk=quiz.pk)
+
+
+@pytest.fixture
+def editor(client, instructor):
+    client.force_login(instructor)
+    return client
+
+
+def test_saving_a_quiz_with_its_questions_in_the_admin_moves_its_version(editor, quiz):
+    before = version(quiz)
+    rows = question_rows(quiz)
+    rows[0]["prompt_en"] = "Reworded in the quiz's page?"
+
+    response = save_quiz(editor, quiz, rows)
+
+    assert response.status_code == 302
+    assert version(quiz) > before
+    assert quiz_content(Quiz.objects.get(pk=quiz.pk)).at(1).prompt == "Reworded in the quiz's page?"
+
+
+def test_saving_a_question_with_its_choices_in_the_admin_moves_its_quizs_version(editor, quiz):
+    question = quiz.questions.get(position=1)
+    other = make_quiz(questions=1)
+    before, other_before = version(quiz), version(other)
+    rows = choice_rows(question)
+    rows[0]["text_en"] = "A reworded choice"
+
+    response = save_question(editor, question, rows)
+
+    assert response.status_code == 302
+    assert version(quiz) > before
+    assert version(other) == other_before  # only the quiz edited
+    content = quiz_content(Quiz.objects.get(pk=quiz.pk))
+    assert content.at(1).choices.all()[0].text == "A reworded choice"
+
+
+def test_deleting_a_question_in_the_admin_moves_its_quizs_version(editor, quiz):
+    question = quiz.questions.get(position=3)
+    before = version(quiz)
+
+    response = editor.post(f"/en/admin/quizzes/question/{question.pk}/delete/", {"post": "yes"})
+
+    assert response.status_code == 302
+    assert version(quiz) > before
+    assert quiz_content(Quiz.objects.get(pk=quiz.pk)).count == 2
+
+
+def test_deleting_questions_from_the_admins_list_moves_each_quizs_version(editor, quiz):
+    other = make_quiz(questions=2)
+    doomed = [quiz.questions.get(position=3).pk, other.questions.get(position=2).pk]
+    before, other_before = version(quiz), version(other)
+
+    response = editor.post(
+        "/en/admin/quizzes/question/",
+        {"action": "delete_selected", "_selected_action": doomed, "post": "yes"},
+    )
+
+    assert response.status_code == 302
+    assert not Question.objects.filter(pk__in=doomed).exists()
+    assert version(quiz) > before and version(other) > other_before
+
+
+def test_renaming_a_guide_in_the_admin_moves_the_version_of_its_quizzes(editor, quiz):
+    guide = quiz.guide
+    before = version(quiz)
+
+    response = editor.post(
+        f"/en/admin/quizzes/guide/{guide.pk}/change/",
+        {"slug": guide.slug, "title_en": "A renamed guide", "url": guide.url},
+    )
+
+    assert response.status_code == 302
+    assert version(quiz) > before
+
+
+def test_importing_gift_into_a_quiz_moves_its_version(quiz):
+    before = version(quiz)
+
+    quiz_import_gift(
+        text="::q::Which is right? {=This one ~That one}\n",
+        filename="more.gift",
+        quiz_slug=quiz.slug,
+    )
+
+    assert version(quiz) > before
+    assert quiz_content(Quiz.objects.get(pk=quiz.pk)).count == 4
+
+
+def test_quiz_touch_moves_every_quiz_of_a_queryset_in_one_statement(
+    quiz, django_assert_num_queries
+):
+    other = make_quiz(questions=1)
+    before, other_before = version(quiz), version(other)
+
+    with django_assert_num_queries(1):
+        quiz_touch(Quiz.objects.filter(pk__in=[quiz.pk, other.pk]))
+
+    assert version(quiz) > before and version(other) > other_before
+
+
+def test_an_edit_made_in_code_reaches_learners_once_it_calls_quiz_touch(quiz):
+    question = quiz.questions.get(position=1)
+    quiz_content(quiz)  # cached, as a learner's step leaves it
+    question.prompt_en = "Changed in code"
+    question.save()
+
+    quiz_touch(quiz)
+
+    assert quiz_content(Quiz.objects.get(pk=quiz.pk)).at(1).prompt == "Changed in code"
