@@ -86,6 +86,9 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
             kind=kind,
         )
         for form, weight in zip(forms, weights, strict=True):
+            if form.instance.pk and form.instance.fraction != weight:
+                # Filled here rather than typed: the row must still be saved.
+                form.changed_data.append("fraction")
             form.instance.fraction = weight
 
 
