@@ -269,9 +269,12 @@ def validate_choice_set(
     choices: list[tuple[int | None, bool]] | list[tuple[int | None, bool, Decimal]],
     *,
     kind: str = "single",
+    strict_total: bool = True,
 ) -> None:
     """Raise ValidationError unless `(position, is_correct[, fraction])` rows make a valid
     question of `kind` (without a fraction, the marks' equal weights are assumed).
+    `strict_total=False` lets several answers' right weights add up to other than 100%
+    (what Moodle's GIFT import lets through, with a warning).
 
     The one place that says what a well-formed choice question is; the admin's inline
     formset and the GIFT importer both call it.
@@ -301,7 +304,7 @@ def validate_choice_set(
         if correct == 0 or correct == len(rows):
             errors.append(_("Mark at least one choice right and at least one wrong."))
         positive = sum((f for f in fractions if f > 0), Decimal(0))
-        if correct and abs(positive - FULL_MARK) > WEIGHT_SLACK:
+        if strict_total and correct and abs(positive - FULL_MARK) > WEIGHT_SLACK:
             errors.append(
                 _("The right choices' weights add up to %(total)s%%; they must add up to 100%%.")
                 % {"total": f"{(positive * 100).normalize():f}"}

@@ -123,7 +123,7 @@ def add_truefalse_question(quiz: Quiz, position: int, answer: bool = True) -> Qu
         explanation_en="Because.",
         explanation_ar="لأنّ.",
     )
-    for choice_position, (en, ar) in enumerate([("True", "صحيح"), ("False", "خطأ")], start=1):
+    for choice_position, (en, ar) in enumerate([("True", "صواب"), ("False", "خطأ")], start=1):
         right = (choice_position == 1) == answer
         Choice.objects.create(
             question=question,

@@ -13,32 +13,28 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
 from ..models import Attempt, Choice, NumericalAnswer, Question, Quiz
-from . import gift
-from .gift import Bilingual, GiftChoice, GiftQuestion, write_gift
-
-GiftNumericalAnswer = getattr(gift, "GiftNumericalAnswer", None)
+from .gift import Bilingual, GiftChoice, GiftNumericalAnswer, GiftQuestion, write_gift
 
 
 def _bilingual(obj, field: str) -> Bilingual:
     return Bilingual(en=getattr(obj, f"{field}_en") or "", ar=getattr(obj, f"{field}_ar") or "")
 
 
-# Until the GIFT writer knows kinds and weights, it takes single-answer questions only.
-_WEIGHTED = "fraction" in GiftChoice.__dataclass_fields__
-
-
-def _gift_choice(choice: Choice) -> GiftChoice:
-    weight = {"fraction": choice.fraction} if _WEIGHTED else {"is_correct": choice.is_correct}
-    return GiftChoice(
-        text=_bilingual(choice, "text"), feedback=_bilingual(choice, "feedback"), **weight
-    )
-
-
 def _gift_question(question: Question) -> GiftQuestion:
-    extra = {}
-    if _WEIGHTED:
-        extra["kind"] = question.kind
-        extra["numerical"] = [
+    return GiftQuestion(
+        prompt=_bilingual(question, "prompt"),
+        explanation=_bilingual(question, "explanation"),
+        choices=[
+            GiftChoice(
+                text=_bilingual(choice, "text"),
+                fraction=choice.fraction.normalize(),
+                feedback=_bilingual(choice, "feedback"),
+            )
+            for choice in question.choices.all()
+        ],
+        name=f"Q{question.position}",
+        kind=question.kind,
+        numerical=[
             GiftNumericalAnswer(
                 value=answer.value.normalize(),
                 tolerance=answer.tolerance.normalize(),
@@ -46,13 +42,7 @@ def _gift_question(question: Question) -> GiftQuestion:
                 feedback=_bilingual(answer, "feedback"),
             )
             for answer in question.numerical_answers.all()
-        ]
-    return GiftQuestion(
-        prompt=_bilingual(question, "prompt"),
-        explanation=_bilingual(question, "explanation"),
-        choices=[_gift_choice(choice) for choice in question.choices.all()],
-        name=f"Q{question.position}",
-        **extra,
+        ],
     )
 
 

@@ -6,12 +6,12 @@ Shared by the `import_quiz` command and the admin's upload page.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import transaction
+from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Max
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
@@ -29,7 +29,6 @@ from ..models import (
 from .gift import (
     TITLE_MAX_LENGTH,
     Bilingual,
-    GiftChoice,
     GiftDocument,
     GiftQuestion,
     Problem,
@@ -37,6 +36,9 @@ from .gift import (
 )
 
 PLACEHOLDER_GUIDE_SLUG = "imported"
+# One request imports at most this many questions: more would outlast the server's
+# timeout. The README's instructor section and the import page say so.
+MAX_QUESTIONS_PER_FILE = 1000
 
 
 class GiftImportError(Exception):
@@ -87,7 +89,7 @@ def quiz_import_gift(
     belongs to `guide`, or to the placeholder guide. Raises GiftImportError, writing
     nothing, if the file has any error.
     """
-    document = parse_gift(text)
+    document = read_gift(text)
     if document.errors:
         raise GiftImportError(document.errors, document)
     if quiz_slug:
@@ -97,7 +99,6 @@ def quiz_import_gift(
         except ValidationError as invalid:
             raise GiftImportError([Problem(0, " ".join(invalid.messages))], document) from None
 
-    _check_questions(document)
     notes = sorted(document.skipped + document.warnings, key=lambda problem: problem.line)
     with transaction.atomic():
         quiz = (
@@ -124,7 +125,11 @@ def quiz_import_gift(
                     ),
                 )
             )
-        questions = _append_questions(quiz, document)
+        last = quiz.questions.aggregate(last=Max("position"))["last"] or 0
+        if problems := _positions_out_of_range(last, document):
+            # Raised inside the transaction: a quiz created above is rolled back too.
+            raise GiftImportError(problems, document)
+        questions = _append_questions(quiz, document, last=last)
     return ImportResult(
         quiz=quiz,
         created=created,
@@ -132,6 +137,65 @@ def quiz_import_gift(
         notes=notes,
         placeholder_guide=used_placeholder,
     )
+
+
+def read_gift(text: str) -> GiftDocument:
+    """The file as this site imports it: parsed, then held to the site's limits.
+
+    Every kind the parser reads is kept (the parser itself reports and skips essays and
+    matching); a question the admin's validation of its kind would refuse is an error here.
+    The dry run of `import_quiz` reads files through this too.
+    """
+    document = parse_gift(text)
+    if len(document.questions) > MAX_QUESTIONS_PER_FILE:
+        document.errors.append(
+            Problem(
+                0,
+                _(
+                    "The file has %(count)d questions; at most %(max)d can be imported from "
+                    "one file. Split it into several files."
+                )
+                % {"count": len(document.questions), "max": MAX_QUESTIONS_PER_FILE},
+            )
+        )
+    for question in document.questions:
+        document.errors.extend(_problems_of(question))
+    if not document.questions and not document.errors:
+        document.errors.append(
+            Problem(0, _("The file has no multiple-choice question that can be imported."))
+        )
+    return document
+
+
+def _positions_out_of_range(last: int, document: GiftDocument) -> list[Problem]:
+    """Positions past what the position fields hold (PositiveSmallIntegerField: 32,767).
+
+    The field's range on every database: SQLite would store more, PostgreSQL would fail.
+    """
+    field_type = Question._meta.get_field("position").get_internal_type()
+    highest = BaseDatabaseOperations.integer_field_ranges[field_type][1]
+    problems = []
+    if last + len(document.questions) > highest:
+        problems.append(
+            Problem(
+                0,
+                _(
+                    "The quiz's questions already reach position %(last)d; %(count)d more "
+                    "would pass the highest position, %(highest)d."
+                )
+                % {"last": last, "count": len(document.questions), "highest": highest},
+            )
+        )
+    problems.extend(
+        Problem(
+            question.line,
+            _("The question has %(count)d answers; at most %(highest)d fit.")
+            % {"count": len(question.choices), "highest": highest},
+        )
+        for question in document.questions
+        if len(question.choices) > highest
+    )
+    return problems
 
 
 def _new_quiz(document: GiftDocument, *, filename: str, slug: str | None, guide: Guide) -> Quiz:
@@ -167,50 +231,29 @@ def _unique_slug(title: str) -> str:
     return slug
 
 
-# GIFT's {T} and {F} have no text of their own: the choices are named in both languages here.
-TRUE_FALSE_TEXT = [Bilingual("True", "صحيح"), Bilingual("False", "خطأ")]
+def _problems_of(parsed: GiftQuestion) -> list[Problem]:
+    """What the admin's validation of its kind says against the question, if anything."""
+    try:
+        if parsed.kind == Question.Kind.NUMERICAL:
+            validate_numerical_answers([(n, a.fraction) for n, a in enumerate(parsed.numerical)])
+        else:
+            # Right weights not adding up to 100% are the parser's warning, not an error.
+            validate_choice_set(
+                [(n, c.fraction > 0, c.fraction) for n, c in enumerate(parsed.choices)],
+                kind=parsed.kind,
+                strict_total=False,
+            )
+    except ValidationError as invalid:
+        return [Problem(parsed.line, message) for message in invalid.messages]
+    return []
 
 
-def _kind(parsed: GiftQuestion) -> str:
-    return getattr(parsed, "kind", Question.Kind.SINGLE)
-
-
-def _fraction(choice: GiftChoice) -> Decimal:
-    # Until the parser gives weights (GiftChoice.fraction), its mark is the whole or nothing.
-    fraction = getattr(choice, "fraction", None)
-    if fraction is None:
-        return Decimal(1) if choice.is_correct else Decimal(0)
-    return Decimal(fraction)
-
-
-def _check_questions(document: GiftDocument) -> None:
-    """Refuse the file if a question would not pass the admin's validation of its kind."""
-    problems = []
-    for parsed in document.questions:
-        kind = _kind(parsed)
-        try:
-            if kind == Question.Kind.NUMERICAL:
-                validate_numerical_answers(
-                    [(n, Decimal(a.fraction)) for n, a in enumerate(parsed.numerical)]
-                )
-            else:
-                validate_choice_set(
-                    [(n, _fraction(c) > 0, _fraction(c)) for n, c in enumerate(parsed.choices)],
-                    kind=kind,
-                )
-        except ValidationError as invalid:
-            problems.extend(Problem(parsed.line, message) for message in invalid.messages)
-    if problems:
-        raise GiftImportError(problems, document)
-
-
-def _append_questions(quiz: Quiz, document: GiftDocument) -> list[Question]:
-    last = quiz.questions.aggregate(last=Max("position"))["last"] or 0
+def _append_questions(quiz: Quiz, document: GiftDocument, *, last: int) -> list[Question]:
     questions = []
     choices = []
     numbers = []
     for offset, parsed in enumerate(document.questions, start=1):
-        kind = _kind(parsed)
+        kind = parsed.kind
         question = Question.objects.create(
             quiz=quiz,
             position=last + offset,
@@ -236,9 +279,7 @@ def _append_questions(quiz: Quiz, document: GiftDocument) -> list[Question]:
             )
             continue
         for position, choice in enumerate(parsed.choices, start=1):
-            text = choice.text
-            if kind == Question.Kind.TRUEFALSE:
-                text = TRUE_FALSE_TEXT[position - 1]
+            text = choice.text  # true/false: the parser's own bilingual True and False
             choices.append(
                 Choice(
                     question=question,
@@ -247,8 +288,8 @@ def _append_questions(quiz: Quiz, document: GiftDocument) -> list[Question]:
                     text_ar=text.ar,
                     feedback_en=choice.feedback.en,
                     feedback_ar=choice.feedback.ar,
-                    is_correct=_fraction(choice) > 0,
-                    fraction=_fraction(choice),
+                    is_correct=choice.fraction > 0,
+                    fraction=choice.fraction,
                 )
             )
     Choice.objects.bulk_create(choices)

@@ -107,7 +107,7 @@ def test_true_or_false_is_two_radio_buttons_in_the_pages_language(learner_client
 
     assert english.count('type="radio" name="choice"') == 2
     assert re.search(r"True</span>.*False</span>", english, re.S)
-    assert re.search(r"صحيح</span>.*خطأ</span>", arabic, re.S)
+    assert re.search(r"صواب</span>.*خطأ</span>", arabic, re.S)
 
 
 def test_two_picks_for_true_or_false_are_refused(learner_client, attempt, mixed):
