@@ -136,8 +136,10 @@ class Question(models.Model):
         return self.kind != self.Kind.NUMERICAL
 
 
-class ChoiceManager(models.Manager["Choice"]):
-    def get_by_natural_key(self, quiz_slug: str, question_position: int, position: int) -> Choice:
+class QuestionPartManager[T: models.Model](models.Manager[T]):
+    """Rows of a question (choices, accepted numbers), named by quiz, question and position."""
+
+    def get_by_natural_key(self, quiz_slug: str, question_position: int, position: int) -> T:
         return self.get(
             question__quiz__slug=quiz_slug, question__position=question_position, position=position
         )
@@ -159,7 +161,7 @@ class Choice(models.Model):
     # For a learner who picked this choice: GIFT's per-answer "#feedback".
     feedback = models.TextField(_("feedback"), blank=True)
 
-    objects = ChoiceManager()
+    objects = QuestionPartManager["Choice"]()
 
     class Meta:
         ordering = ["question", "position"]
@@ -195,15 +197,6 @@ class Choice(models.Model):
     natural_key.dependencies = ["quizzes.question"]  # type: ignore[attr-defined]
 
 
-class NumericalAnswerManager(models.Manager["NumericalAnswer"]):
-    def get_by_natural_key(
-        self, quiz_slug: str, question_position: int, position: int
-    ) -> NumericalAnswer:
-        return self.get(
-            question__quiz__slug=quiz_slug, question__position=question_position, position=position
-        )
-
-
 class NumericalAnswer(models.Model):
     """An accepted number for a numerical question: `value` ± `tolerance`, worth `fraction`."""
 
@@ -221,7 +214,7 @@ class NumericalAnswer(models.Model):
     fraction = models.DecimalField(_("weight"), max_digits=8, decimal_places=7, default=Decimal(1))
     feedback = models.TextField(_("feedback"), blank=True)
 
-    objects = NumericalAnswerManager()
+    objects = QuestionPartManager["NumericalAnswer"]()
 
     class Meta:
         ordering = ["question", "position"]
