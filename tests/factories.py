@@ -88,17 +88,23 @@ def wrong_choice(question: Question) -> Choice:
     return question.choices.filter(is_correct=False).first()
 
 
+def _question(quiz: Quiz, position: int, kind: str, prompt_en: str, prompt_ar: str) -> Question:
+    return Question.objects.create(
+        quiz=quiz,
+        position=position,
+        kind=kind,
+        prompt_en=prompt_en,
+        prompt_ar=f"{prompt_ar} ({position})؟",
+        explanation_en="Because.",
+        explanation_ar="لأنّ.",
+    )
+
+
 def add_multiple_question(quiz: Quiz, position: int, choices: int = 4, right=(1, 2)) -> Question:
     """A several-answers question whose choices at `right` positions share the mark equally
     and whose wrong ones take a right one's share away."""
-    question = Question.objects.create(
-        quiz=quiz,
-        position=position,
-        kind=Question.Kind.MULTIPLE,
-        prompt_en=f"Select every right one ({position})",
-        prompt_ar=f"اختر كل الصحيح ({position})",
-        explanation_en="Because.",
-        explanation_ar="لأنّ.",
+    question = _question(
+        quiz, position, "multiple", f"Select every right one ({position})", "اختر كل الصحيح"
     )
     marks = [p in right for p in range(1, choices + 1)]
     for choice_position, weight in enumerate(equal_weights(marks, kind="multiple"), start=1):
@@ -114,15 +120,7 @@ def add_multiple_question(quiz: Quiz, position: int, choices: int = 4, right=(1,
 
 
 def add_truefalse_question(quiz: Quiz, position: int, answer: bool = True) -> Question:
-    question = Question.objects.create(
-        quiz=quiz,
-        position=position,
-        kind=Question.Kind.TRUEFALSE,
-        prompt_en=f"Statement {position} holds.",
-        prompt_ar=f"العبارة {position} صحيحة.",
-        explanation_en="Because.",
-        explanation_ar="لأنّ.",
-    )
+    question = _question(quiz, position, "truefalse", f"Statement {position} holds.", "العبارة")
     for choice_position, (en, ar) in enumerate([("True", "صواب"), ("False", "خطأ")], start=1):
         right = (choice_position == 1) == answer
         Choice.objects.create(
@@ -138,15 +136,7 @@ def add_truefalse_question(quiz: Quiz, position: int, answer: bool = True) -> Qu
 
 def add_numerical_question(quiz: Quiz, position: int, answers=((16, 0, 1),)) -> Question:
     """A numerical question accepting each (value, tolerance, fraction) of `answers`."""
-    question = Question.objects.create(
-        quiz=quiz,
-        position=position,
-        kind=Question.Kind.NUMERICAL,
-        prompt_en=f"How many bytes ({position})?",
-        prompt_ar=f"كم بايتًا ({position})؟",
-        explanation_en="Because.",
-        explanation_ar="لأنّ.",
-    )
+    question = _question(quiz, position, "numerical", f"How many bytes ({position})?", "كم بايتًا")
     for answer_position, (value, tolerance, fraction) in enumerate(answers, start=1):
         NumericalAnswer.objects.create(
             question=question,
