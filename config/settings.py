@@ -100,6 +100,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "quizzes.context_processors.review_due",
             ],
         },
     },
@@ -241,6 +242,10 @@ TRUSTED_PROXY_COUNT = env_int(
 )
 if TRUSTED_PROXY_COUNT:
     AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
+
+# Spaced review (quizzes/review.py): FSRS spreads due dates by a random fuzz so that cards
+# learned together do not all come back on one day; tests turn it off for exact dates.
+REVIEW_FUZZING = env_bool("REVIEW_FUZZING", True)
 
 LOGGING = {
     "version": 1,

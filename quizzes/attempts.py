@@ -23,6 +23,7 @@ from .content import QuizContent, quiz_content
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 from .models import Answer, Attempt, Question, Quiz
+from .review import REVIEWABLE_KINDS, card_record_quiz_answer
 
 
 class AttemptError(Exception):
@@ -332,6 +333,15 @@ def _record(
             answer = Answer.objects.create(
                 attempt=attempt, question=question, is_correct=fields["fraction"] == 1, **fields
             )
+            if question.kind in REVIEWABLE_KINDS:
+                card_record_quiz_answer(
+                    user_id=attempt.user_id,
+                    question_id=question.pk,
+                    is_correct=answer.is_correct,
+                    at=answer.answered_at,
+                    # Read with the attempt by the step views; unknown elsewhere (scripts, tests).
+                    quiz_has_cards=getattr(attempt, "has_review_cards", True),
+                )
             state.answers[question.pk] = answer
             if state.is_complete:
                 _finish(state)

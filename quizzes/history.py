@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .models import Attempt, Quiz
+from .mastery import Level, guide_levels
+from .models import Attempt, Guide, Quiz
 
 CHART_WIDTH = 420
 CHART_HEIGHT = 160
@@ -22,7 +23,7 @@ class QuizSummary:
 
 def per_quiz(user) -> list[QuizSummary]:
     """Per quiz the learner finished: the best attempt (by percent), the latest, and a count."""
-    best_first = Attempt.objects.filter(user=user).select_related("quiz").best_first()
+    best_first = Attempt.objects.filter(user=user).select_related("quiz__guide").best_first()
     summaries: dict[int, QuizSummary] = {}
     for attempt in best_first:
         summary = summaries.get(attempt.quiz_id)
@@ -83,3 +84,19 @@ def score_chart(user) -> ScoreChart:
         x = chart.padding + (step * index if len(attempts) > 1 else usable_width / 2)
         chart.points.append(ChartPoint(x=x, y=chart.y_for(attempt.percent), attempt=attempt))
     return chart
+
+
+@dataclass
+class GuideMastery:
+    guide: Guide
+    level: Level
+
+
+def guide_mastery(user, summaries: list[QuizSummary]) -> list[GuideMastery]:
+    """Mastery per guide of the quizzes the learner finished, guides by title."""
+    guides = {summary.quiz.guide_id: summary.quiz.guide for summary in summaries}
+    levels = guide_levels(user_id=user.pk, guide_ids=guides)
+    return [
+        GuideMastery(guide, levels[guide.pk])
+        for guide in sorted(guides.values(), key=lambda guide: guide.title)
+    ]

@@ -517,3 +517,97 @@ class ChoiceVerdict:
     choice: Choice
     ticked: bool
     right: bool
+
+
+class ReviewCard(models.Model):
+    """A question a learner missed, scheduled for spaced review (FSRS, `quizzes.review`).
+
+    The scheduler's card state is stored field by field; `reviews` counts the answers that
+    moved it, and a review form carries it so that a replayed answer moves the card once.
+    """
+
+    class State(models.IntegerChoices):
+        # fsrs.State's values.
+        LEARNING = 1, _("Learning")
+        REVIEW = 2, _("Review")
+        RELEARNING = 3, _("Relearning")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="review_cards",
+        verbose_name=_("learner"),
+    )
+    # CASCADE: a question an instructor deletes takes its cards with it.
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="review_cards", verbose_name=_("question")
+    )
+    due = models.DateTimeField(_("due"))
+    state = models.PositiveSmallIntegerField(_("state"), choices=State.choices)
+    step = models.PositiveSmallIntegerField(_("learning step"), null=True, blank=True)
+    stability = models.FloatField(_("stability"), null=True, blank=True)
+    difficulty = models.FloatField(_("difficulty"), null=True, blank=True)
+    last_review = models.DateTimeField(_("last reviewed"), null=True, blank=True)
+    reviews = models.PositiveIntegerField(_("answers"), default=0)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("review card")
+        verbose_name_plural = _("review cards")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "question"], name="one_review_card_per_question"
+            )
+        ]
+        indexes = [models.Index(fields=["user", "due"], name="review_card_due_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.question} · {self.due:%Y-%m-%d}"
+
+
+class ReviewAnswer(models.Model):
+    """One answer given in a review: statistics and mastery read these; no attempt changes."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="review_answers",
+        verbose_name=_("learner"),
+    )
+    question = models.ForeignKey(
+        Question,
+        on_delete=models.CASCADE,
+        related_name="review_answers",
+        verbose_name=_("question"),
+    )
+    card = models.ForeignKey(
+        ReviewCard, on_delete=models.CASCADE, related_name="answers", verbose_name=_("card")
+    )
+    # The card's `reviews` when the question was shown: one answer per showing.
+    revision = models.PositiveIntegerField(_("revision"))
+    choice = models.ForeignKey(
+        Choice, on_delete=models.SET_NULL, null=True, related_name="+", verbose_name=_("choice")
+    )
+    correct_choice = models.ForeignKey(
+        Choice,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("correct choice"),
+    )
+    is_correct = models.BooleanField(_("correct"))
+    answered_at = models.DateTimeField(_("answered"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-answered_at"]
+        verbose_name = _("review answer")
+        verbose_name_plural = _("review answers")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["card", "revision"], name="one_review_answer_per_showing"
+            )
+        ]
+        indexes = [models.Index(fields=["user", "question"], name="review_answer_learner_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.question_id} → {self.choice_id}"

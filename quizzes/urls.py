@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import review_views, views
 
 app_name = "quizzes"
 
@@ -12,4 +12,6 @@ urlpatterns = [
     path("attempts/<int:pk>/", views.attempt_resume, name="attempt"),
     path("attempts/<int:pk>/questions/<int:number>/", views.attempt_question, name="question"),
     path("attempts/<int:pk>/result/", views.attempt_result, name="result"),
+    path("review/", review_views.review, name="review"),
+    path("review/answers/<int:pk>/", review_views.review_answer, name="review_answer"),
 ]

@@ -32,7 +32,9 @@ from .attempts import (
 )
 from .content import quiz_content
 from .forms import AnswerForm
+from .mastery import quiz_levels
 from .models import Attempt, Question, Quiz
+from .review import cards_of_quiz_exist
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -97,7 +99,11 @@ def _state_for(request: LearnerRequest, pk: int) -> AttemptState:
     """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
     not exist. An attempt left with nothing to answer is finished on the way."""
     attempt = get_object_or_404(
-        Attempt.objects.select_related("quiz__guide"), pk=pk, user=request.user
+        Attempt.objects.select_related("quiz__guide").annotate(
+            has_review_cards=cards_of_quiz_exist()
+        ),
+        pk=pk,
+        user=request.user,
     )
     state = attempt_state(attempt)
     attempt_settle(state=state)
@@ -134,8 +140,13 @@ def catalog(request: HtmxHttpRequest) -> HttpResponse:
     )
     if request.user.is_authenticated:
         progress = Attempt.objects.filter(user=request.user).progress_by_quiz()
+        levels = quiz_levels(
+            user_id=request.user.pk,
+            question_counts={quiz.pk: quiz.question_count for quiz in quizzes},
+        )
         for quiz in quizzes:
             quiz.progress = progress.get(quiz.pk)
+            quiz.mastery = levels[quiz.pk]
     return render(request, "quizzes/catalog.html", {"quizzes": quizzes})
 
 
@@ -143,15 +154,24 @@ def catalog(request: HtmxHttpRequest) -> HttpResponse:
 def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     quiz = _published_quiz(slug)
     content = quiz_content(quiz)
-    in_progress = best = None
+    in_progress = best = mastery = None
     if request.user.is_authenticated:
         attempts = Attempt.objects.filter(user=request.user, quiz=quiz)
         in_progress = attempts.in_progress().first()
         best = attempts.best_first().first()
+        mastery = quiz_levels(user_id=request.user.pk, question_counts={quiz.pk: content.count})[
+            quiz.pk
+        ]
     return render(
         request,
         "quizzes/detail.html",
-        {"quiz": quiz, "content": content, "in_progress": in_progress, "best": best},
+        {
+            "quiz": quiz,
+            "content": content,
+            "in_progress": in_progress,
+            "best": best,
+            "mastery": mastery,
+        },
     )
 
 
@@ -315,10 +335,11 @@ def history(request: LearnerRequest) -> HttpResponse:
     page = Paginator(attempts, 20).get_page(request.GET.get("page"))
     summaries = history_stats.per_quiz(request.user)
     chart = history_stats.score_chart(request.user)
+    guides = history_stats.guide_mastery(request.user, summaries)
     return render(
         request,
         "quizzes/history.html",
-        {"page": page, "summaries": summaries, "chart": chart},
+        {"page": page, "summaries": summaries, "chart": chart, "guides": guides},
     )
 
 

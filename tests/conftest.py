@@ -14,6 +14,17 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture(autouse=True)
+def _exact_review_dates(settings):
+    """FSRS without its random fuzz, so that tests can name the day a card comes back."""
+    from quizzes.review import scheduler
+
+    settings.REVIEW_FUZZING = False
+    scheduler.cache_clear()
+    yield
+    scheduler.cache_clear()
+
+
+@pytest.fixture(autouse=True)
 def _english_and_fresh_cache(settings):
     """Each test starts in English with an empty cache (content and sessions live there)."""
     from django.core.cache import cache

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from quizzes.models import Attempt
+from quizzes.models import Attempt, ReviewCard
 
 from . import support
 from .support import DESKTOP, PHONE, assert_whole_page, expect_feedback, expect_question
@@ -86,6 +87,31 @@ def _history(scene: Scene) -> None:
     expect(scene.page.locator(".chart__line")).to_have_count(1)
 
 
+def _due_for_review(scene: Scene) -> None:
+    support.answer_in_db(scene.signed_in(), scene.quiz, 8, wrong={2, 4, 5})
+    ReviewCard.objects.update(due=timezone.now())
+
+
+def _review(scene: Scene) -> None:
+    _due_for_review(scene)
+    scene.go("/review/")
+    expect(scene.page.locator("form.question")).to_be_visible()
+
+
+def _review_feedback(scene: Scene) -> None:
+    _due_for_review(scene)
+    scene.go("/review/")
+    scene.page.locator("#quiz-area label.choice").first.click()
+    support.submit_button(scene.page).click()
+    expect(scene.page.locator("#quiz-area .feedback")).to_be_visible()
+
+
+def _review_nothing_due(scene: Scene) -> None:
+    support.answer_in_db(scene.signed_in(), scene.quiz, 3, wrong={1})
+    scene.go("/review/")
+    expect(scene.page.locator("#quiz-area .empty")).to_be_visible()
+
+
 def _history_empty(scene: Scene) -> None:
     scene.signed_in()
     scene.go("/attempts/")
@@ -126,6 +152,9 @@ PAGE_TYPES: dict[str, Callable[[Scene], None]] = {
     "result": _result,
     "history": _history,
     "history-empty": _history_empty,
+    "review": _review,
+    "review-feedback": _review_feedback,
+    "review-nothing-due": _review_nothing_due,
     "sign-in": _sign_in,
     "sign-up": _sign_up,
     "sign-up-errors": _sign_up_errors,

@@ -80,6 +80,15 @@ def test_the_language_switch_keeps_the_learner_on_the_same_page(client, quiz):
     assert client.get("/")["Location"] == "/ar/"
 
 
+def test_the_language_switch_names_the_other_language_in_the_language_of_the_page(client, quiz):
+    arabic = client.get(f"/ar/quizzes/{quiz.slug}/").content.decode()
+    english = client.get(f"/en/quizzes/{quiz.slug}/").content.decode()
+    # What the button does reads in the page's language; its label stays the language's own
+    # name, marked with that language, so voice control users can say what they see.
+    assert 'title="عرض هذه الصفحة باللغة الإنجليزية"><span lang="en">English</span>' in arabic
+    assert 'title="Read this page in Arabic"><span lang="ar">العربيّة</span>' in english
+
+
 # Not "browser" or "page": those names are pytest-playwright's fixtures, and using them would
 # pull these tests among the browser tests (whose database flushes would then run earlier).
 @pytest.mark.parametrize(

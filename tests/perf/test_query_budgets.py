@@ -21,7 +21,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from quizzes.attempts import answer_record, attempt_start
-from quizzes.models import Attempt, Quiz
+from quizzes.models import Attempt, Quiz, ReviewAnswer, ReviewCard
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -30,15 +30,18 @@ HX = {"HTTP_HX_REQUEST": "true"}
 TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK", "BEGIN", "COMMIT")
 
 # Statements per request, at most (the targets: 6 per answer, 4 per question page).
+# A full page for a signed-in learner counts the review questions due for the navigation (one
+# statement, none in an htmx fragment); the catalog, the quiz page and the history show
+# mastery levels (one statement per quiz list, two for guides: quizzes.mastery).
 BUDGET = {
-    "catalog": 3,
-    "quiz page": 4,
+    "catalog": 5,
+    "quiz page": 6,
     "start": 5,
     "resume": 4,
     "question": 4,
     "answer": 6,
     "result": 4,
-    "history": 5,
+    "history": 8,
 }
 
 SMALL = {"questions": 3, "history": 1}
@@ -306,3 +309,82 @@ def test_answer_budget_holds_for_a_seed_quiz_start_to_finish(seed_quizzes):
         response = client.get(f"/en/attempts/{attempt.pk}/result/")
     within(count, "result")
     assert "8 / 8" in response.content.decode()
+
+
+def _answer_cost(world: World, number: int, *, right: bool) -> int:
+    url = world.step(world.attempt, number)
+    world.client.get(url)
+    question = world.question(number)
+    choice = correct_choice(question) if right else wrong_choice(question)
+    with counting() as count:
+        world.client.post(url, {"choice": choice.pk}, **HX)
+    return len(count)
+
+
+def test_a_quiz_answer_that_creates_or_moves_a_review_card_costs_two_statements_more():
+    world = make_world(questions=4, history=0)
+    world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
+    plain = _answer_cost(world, 1, right=True)  # no card anywhere: nothing more than before
+    creates = _answer_cost(world, 2, right=False)  # a miss creates the question's card
+    untouched = _answer_cost(world, 3, right=True)  # the quiz has cards, this question none
+
+    assert creates == plain + 2
+    assert untouched <= plain + 1  # looks for its card, finds none
+
+    # A retake: a right answer to the missed question moves its card.
+    Attempt.objects.filter(pk=world.attempt.pk).update(finished_at=timezone.now())
+    world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
+    answer_record(
+        attempt=world.attempt,
+        question=world.question(1),
+        choice_id=correct_choice(world.question(1)).pk,
+    )
+    moves = _answer_cost(world, 2, right=True)
+    assert moves == plain + 2
+    assert moves <= BUDGET["answer"] + 1  # the N1 ≤ 7 for the worst answer
+
+
+@pytest.mark.parametrize("headers", [{}, HX], ids=["page", "fragment"])
+def test_a_review_step_within_the_quiz_steps_budget(worlds, headers):
+    def prepare(world):
+        world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
+        world.answer_until(world.attempt, 2)  # two misses: two cards
+        ReviewCard.objects.filter(user=world.learner).update(due=timezone.now())
+        world.client.get("/en/review/", **headers)
+        return lambda: world.client.get("/en/review/", **headers)
+
+    measure(worlds, "question", prepare)
+
+
+@pytest.mark.parametrize("headers", [{}, HX], ids=["plain", "htmx"])
+def test_a_review_answer_within_the_quiz_answers_budget(worlds, headers):
+    def prepare(world):
+        world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
+        world.answer_until(world.attempt, 1)
+        card = ReviewCard.objects.get(user=world.learner)
+        data = {"card": card.pk, "revision": card.reviews}
+        data["choice"] = correct_choice(card.question).pk
+        world.client.get("/en/review/?practise")
+        return lambda: world.client.post("/en/review/", data, **headers)
+
+    measure(worlds, "answer", prepare)
+    for world in worlds:
+        assert ReviewAnswer.objects.filter(user=world.learner).count() == 1
+
+
+def test_the_navigations_review_count_costs_a_full_page_one_statement_and_a_fragment_none(
+    learner, learner_client, quiz
+):
+    attempt = attempt_start(user=learner, quiz=quiz)
+    url = f"/en/attempts/{attempt.pk}/questions/1/"
+    learner_client.get(url)
+    with counting() as page:
+        learner_client.get(url)
+    with counting() as fragment:
+        learner_client.get(url, **HX)
+
+    def due_counts(count: Count) -> list[str]:
+        return [sql for sql in count.statements if sql.startswith("SELECT COUNT(*)")]
+
+    assert len(due_counts(page)) == 1 and not due_counts(fragment)
+    assert len(page) == len(fragment) + 1

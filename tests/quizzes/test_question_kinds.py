@@ -9,7 +9,7 @@ import pytest
 
 from quizzes.attempts import attempt_start
 from quizzes.content import quiz_touch
-from quizzes.models import Answer, Attempt, Choice, NumericalAnswer
+from quizzes.models import Answer, Attempt, Choice, NumericalAnswer, ReviewCard
 from tests.factories import correct_choice, make_mixed_quiz
 
 pytestmark = pytest.mark.django_db
@@ -236,3 +236,16 @@ def test_editing_the_key_after_answering_changes_no_mark_nor_review(learner_clie
         r'choice--correct choice--chosen">\s*<span class="choice__text">Box 2\.1', step
     )
     assert "16 ± 0.5" in result
+
+
+def test_missed_boxes_and_numbers_make_no_review_card_the_review_page_could_not_ask(
+    learner_client, attempt, mixed
+):
+    wrong_single = question(mixed, 1).choices.get(position=2).pk
+    learner_client.post(url(attempt, 1), {"choice": wrong_single})
+    learner_client.post(url(attempt, 2), {"choice": boxes(mixed, 2, 3)})
+    learner_client.post(url(attempt, 3), {"choice": boxes(mixed, 3, 2)})
+    learner_client.post(url(attempt, 4), {"number": "99"})
+
+    carded = ReviewCard.objects.values_list("question__position", flat=True)
+    assert sorted(carded) == [1, 3]

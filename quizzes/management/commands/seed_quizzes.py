@@ -6,6 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from quizzes.models import Quiz
+from quizzes.seeding import seed_texts_refresh, superseded_texts
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 
@@ -13,18 +14,33 @@ FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 class Command(BaseCommand):
     help = (
         "Load each seed quiz from fixtures/ unless a quiz with its slug already exists, so it "
-        "never duplicates content nor overwrites what an instructor edited."
+        "never duplicates content nor overwrites what an instructor edited. With --update, "
+        "also give the seed quizzes already loaded the current seed texts, wherever they still "
+        "hold an earlier seed wording (a text an instructor edited is kept and listed)."
     )
 
-    def handle(self, *args, **options) -> None:
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--update",
+            action="store_true",
+            help="refresh the seed texts of quizzes already loaded that no instructor edited",
+        )
+
+    def handle(self, *args, update: bool = False, **options) -> None:
+        superseded = superseded_texts() if update else {}
         for path in sorted(FIXTURES.glob("*.json")):
-            slugs = [
-                obj["fields"]["slug"]
-                for obj in json.loads(path.read_text(encoding="utf-8"))
-                if obj["model"] == "quizzes.quiz"
-            ]
-            if Quiz.objects.filter(slug__in=slugs).exists():
+            objects = json.loads(path.read_text(encoding="utf-8"))
+            slugs = [obj["fields"]["slug"] for obj in objects if obj["model"] == "quizzes.quiz"]
+            if not Quiz.objects.filter(slug__in=slugs).exists():
+                call_command("loaddata", str(path), verbosity=0)
+                self.stdout.write(f"{path.name}: loaded {', '.join(slugs)}.")
+            elif not update:
                 self.stdout.write(f"{path.name}: already loaded, left as it is.")
-                continue
-            call_command("loaddata", str(path), verbosity=0)
-            self.stdout.write(f"{path.name}: loaded {', '.join(slugs)}.")
+            else:
+                result = seed_texts_refresh(objects=objects, superseded=superseded)
+                self.stdout.write(
+                    f"{path.name}: {len(result.refreshed)} seed texts refreshed, "
+                    f"{len(result.kept)} kept as an instructor left them."
+                )
+                for line in result.kept:
+                    self.stdout.write(f"  kept {line}")

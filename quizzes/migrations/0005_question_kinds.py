@@ -15,7 +15,7 @@ def weights_from_marks(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0003_choice_feedback'),
+        ('quizzes', '0004_review_cards'),
     ]
 
     operations = [

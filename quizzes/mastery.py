@@ -1,0 +1,133 @@
+"""Mastery levels per quiz and per guide, from each question's latest answer.
+
+The rule (also in the README), over the questions of a quiz (or of a guide's published
+quizzes), reading every answer the learner gave — in quiz attempts and in reviews:
+- Not started: no question answered yet.
+- Attempted: fewer than 70 % of the questions have a right latest answer.
+- Familiar: at least 70 %, not all.
+- Proficient: every question's latest answer is right.
+- Mastered: Proficient, and every question was answered right again at least a day after the
+  learner first answered it right (in a review or a later attempt): it was remembered, not
+  only worked out once.
+A question never answered counts as not right.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import models
+from django.db.models import Count, Q
+from django.utils.translation import gettext_lazy as _
+
+from .models import Answer, Question, ReviewAnswer
+
+FAMILIAR_SHARE = 0.7
+RETAINED_AFTER = timedelta(days=1)
+
+
+class Level(models.TextChoices):
+    NOT_STARTED = "not-started", _("Not started")
+    ATTEMPTED = "attempted", _("Attempted")
+    FAMILIAR = "familiar", _("Familiar")
+    PROFICIENT = "proficient", _("Proficient")
+    MASTERED = "mastered", _("Mastered")
+
+
+@dataclass
+class QuestionRecord:
+    """What the learner's answers to one question say, in time order."""
+
+    answered: bool = False
+    latest_right: bool = False
+    latest_at: datetime | None = None
+    first_right_at: datetime | None = None
+    retained: bool = False
+
+    def add(self, is_correct: bool, at: datetime) -> None:
+        self.answered = True
+        if self.latest_at is None or at >= self.latest_at:
+            self.latest_at, self.latest_right = at, is_correct
+        if is_correct:
+            if self.first_right_at is not None and at - self.first_right_at >= RETAINED_AFTER:
+                self.retained = True
+            if self.first_right_at is None or at < self.first_right_at:
+                self.first_right_at = at
+
+
+def level_of(records: Iterable[QuestionRecord], question_count: int) -> Level:
+    """The level of `question_count` questions from the records of those answered."""
+    records = list(records)
+    if not records or not question_count:
+        return Level.NOT_STARTED
+    right = sum(1 for record in records if record.latest_right)
+    if right < question_count * FAMILIAR_SHARE:
+        return Level.ATTEMPTED
+    if right < question_count:
+        return Level.FAMILIAR
+    if len(records) == question_count and all(record.retained for record in records):
+        return Level.MASTERED
+    return Level.PROFICIENT
+
+
+def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord]]:
+    """Per question answered in `scope` (a filter on the answer's question): its quiz, its
+    guide and its record. One statement: quiz answers and review answers as a UNION ALL."""
+    columns = (
+        "question_id",
+        "question__quiz_id",
+        "question__quiz__guide_id",
+        "is_correct",
+        "answered_at",
+    )
+    answers = Answer.objects.filter(scope, attempt__user_id=user_id).order_by()
+    reviews = ReviewAnswer.objects.filter(scope, user_id=user_id).order_by()
+    found: dict[int, tuple[int, int, QuestionRecord]] = {}
+    for question_id, quiz_id, guide_id, is_correct, at in (
+        answers.values_list(*columns).union(reviews.values_list(*columns), all=True).order_by()
+    ):
+        if question_id not in found:
+            found[question_id] = (quiz_id, guide_id, QuestionRecord())
+        found[question_id][2].add(is_correct, at)
+    return found
+
+
+def quiz_levels(*, user_id: int, question_counts: Mapping[int, int]) -> dict[int, Level]:
+    """Levels per quiz id, given each quiz's number of questions (which the caller has: the
+    catalog counts them, the quiz page has the content). One statement."""
+    if not question_counts:
+        return {}
+    per_quiz: dict[int, list[QuestionRecord]] = defaultdict(list)
+    for quiz_id, _guide, record in _records(
+        user_id, Q(question__quiz_id__in=list(question_counts))
+    ).values():
+        per_quiz[quiz_id].append(record)
+    return {
+        quiz_id: level_of(per_quiz[quiz_id], count) for quiz_id, count in question_counts.items()
+    }
+
+
+def guide_levels(*, user_id: int, guide_ids: Iterable[int]) -> dict[int, Level]:
+    """Levels per guide id, over the questions of the guide's published quizzes. Two
+    statements: the questions per guide, and the answers."""
+    guide_ids = list(guide_ids)
+    if not guide_ids:
+        return {}
+    published = Q(quiz__guide_id__in=guide_ids, quiz__is_published=True)
+    counts = dict(
+        Question.objects.filter(published)
+        .order_by()
+        .values("quiz__guide_id")
+        .annotate(questions=Count("pk"))
+        .values_list("quiz__guide_id", "questions")
+    )
+    per_guide: dict[int, list[QuestionRecord]] = defaultdict(list)
+    scope = Q(question__quiz__guide_id__in=guide_ids, question__quiz__is_published=True)
+    for _quiz, guide_id, record in _records(user_id, scope).values():
+        per_guide[guide_id].append(record)
+    return {
+        guide_id: level_of(per_guide[guide_id], counts.get(guide_id, 0)) for guide_id in guide_ids
+    }

@@ -1,0 +1,296 @@
+"""Spaced review of missed questions: the FSRS scheduler (the `fsrs` package) moves a card per
+question a learner missed, and the review page offers the cards that are due.
+
+The rules:
+- a wrong answer in a quiz attempt creates the question's card, if the learner has none;
+- every later answer to that question, in an attempt or in a review, moves the card once
+  (wrong is `Rating.Again`, right `Rating.Good`); a right answer to a question without a card
+  creates none;
+- review answers are recorded for statistics and mastery, and never touch an attempt;
+- a review answer carries the card's `reviews` count as it was shown, so a double click, a
+  second tab or a replayed POST moves the card once.
+
+Whole-day intervals: no learning steps (a minute-long step makes no sense for a web quiz).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache as memoize
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+from fsrs import Card, Rating, Scheduler, State
+
+from .content import quiz_content
+from .models import Choice, Question, ReviewAnswer, ReviewCard
+
+PRACTICE_SIZE = 10
+
+
+@memoize
+def scheduler() -> Scheduler:
+    return Scheduler(
+        learning_steps=(),
+        relearning_steps=(),
+        enable_fuzzing=settings.REVIEW_FUZZING,
+    )
+
+
+def _to_fsrs(card: ReviewCard) -> Card:
+    return Card(
+        card_id=card.pk,
+        state=State(card.state),
+        step=card.step,
+        stability=card.stability,
+        difficulty=card.difficulty,
+        due=card.due,
+        last_review=card.last_review,
+    )
+
+
+def _moved(card: ReviewCard, *, right: bool, at: datetime) -> ReviewCard:
+    """`card` with the scheduler's state after an answer at `at` (not saved)."""
+    scheduled, _log = scheduler().review_card(
+        _to_fsrs(card), Rating.Good if right else Rating.Again, at
+    )
+    card.state = scheduled.state.value
+    card.step = scheduled.step
+    card.stability = scheduled.stability
+    card.difficulty = scheduled.difficulty
+    card.due = scheduled.due
+    card.last_review = scheduled.last_review
+    card.reviews += 1
+    return card
+
+
+# Kinds the review page asks (one choice to pick, radio buttons). Several answers and numbers
+# are not reviewed yet: their answers make no card.
+REVIEWABLE_KINDS = (Question.Kind.SINGLE, Question.Kind.TRUEFALSE)
+
+_SCHEDULED_FIELDS = ["state", "step", "stability", "difficulty", "due", "last_review", "reviews"]
+
+
+def card_record_quiz_answer(
+    *,
+    user_id: int,
+    question_id: int,
+    is_correct: bool,
+    at: datetime | None = None,
+    quiz_has_cards: bool = True,
+) -> None:
+    """Move the learner's card for a question answered in a quiz attempt; a wrong answer
+    creates the card when there is none. Call inside the transaction that records the answer.
+
+    Two statements (read the card, write it) when a card is created or moved. A caller that
+    knows the learner has no card for this quiz's questions (`quiz_has_cards=False`, read with
+    the attempt: `cards_of_quiz_exist`) makes a right answer cost nothing.
+    """
+    at = at or timezone.now()
+    if is_correct and not quiz_has_cards:
+        return
+    card = ReviewCard.objects.filter(user_id=user_id, question_id=question_id).first()
+    if card is not None:
+        _moved(card, right=is_correct, at=at).save(update_fields=_SCHEDULED_FIELDS)
+        return
+    if is_correct:
+        return  # the card was deleted with its question meanwhile
+    card = _moved(
+        ReviewCard(
+            user_id=user_id,
+            question_id=question_id,
+            due=at,
+            state=State.Learning.value,
+            created_at=at,
+        ),
+        right=False,
+        at=at,
+    )
+    try:
+        with transaction.atomic():
+            card.save(force_insert=True)
+    except IntegrityError:
+        # Another tab's wrong answer created it a moment ago: that one answer moved it.
+        return
+
+
+def cards_of_quiz_exist() -> Exists:
+    """For an Attempt queryset: whether its learner has a review card for any question of its
+    quiz, as a subquery of the statement that reads the attempt (no statement of its own)."""
+    return Exists(
+        ReviewCard.objects.filter(
+            user_id=OuterRef("user_id"), question__quiz_id=OuterRef("quiz_id")
+        )
+    )
+
+
+def _offered(user_id: int):
+    """The learner's cards whose question learners can see now (its quiz published) and the
+    review page can ask (one choice to pick)."""
+    return ReviewCard.objects.filter(
+        user_id=user_id, question__quiz__is_published=True, question__kind__in=REVIEWABLE_KINDS
+    )
+
+
+def review_due_count(*, user_id: int, now: datetime | None = None) -> int:
+    return _offered(user_id).filter(due__lte=now or timezone.now()).count()
+
+
+def review_next_due_at(*, user_id: int) -> datetime | None:
+    return _offered(user_id).order_by("due").values_list("due", flat=True).first()
+
+
+@dataclass
+class ReviewStep:
+    """A card shown for review, with its question as the quiz shows it (cached content)."""
+
+    card: ReviewCard
+    question: Question
+    due_count: int
+
+    @property
+    def choices(self) -> list[Choice]:
+        return list(self.question.choices.all())
+
+
+def _with_content(card: ReviewCard) -> Question | None:
+    """The card's question from its quiz's cached content (choices prefetched)."""
+    return quiz_content(card.question.quiz).question(card.question_id)
+
+
+def review_next(
+    *, user_id: int, practise: bool = False, now: datetime | None = None
+) -> ReviewStep | None:
+    """The card to review now: the one due longest ago; with `practise`, the one due soonest
+    even if it is not due yet. None when there is none."""
+    now = now or timezone.now()
+    cards = _offered(user_id).select_related("question__quiz").order_by("due", "pk")
+    due_count = review_due_count(user_id=user_id, now=now)
+    if not practise:
+        cards = cards.filter(due__lte=now)
+    for card in cards[:PRACTICE_SIZE]:
+        question = _with_content(card)
+        if question is not None:
+            return ReviewStep(card=card, question=question, due_count=due_count)
+    return None
+
+
+class Review(enum.Enum):
+    # Recorded now: the card moved.
+    ANSWERED = "answered"
+    # This showing was answered already (a double click, a replay): the recorded answer.
+    REPEATED = "repeated"
+    # The card moved since it was shown (answered in a quiz or another tab): show it anew.
+    MOVED_ON = "moved-on"
+    # Refused by the rules, nothing written.
+    REFUSED = "refused"
+
+
+@dataclass
+class ReviewOutcome:
+    kind: Review
+    answer: ReviewAnswer | None = None
+    step: ReviewStep | None = None
+    message: str | Promise = ""
+
+
+class ReviewNotFound(Exception):
+    """No such card for this learner (another learner's, deleted, or unpublished)."""
+
+
+def review_card_for(*, user_id: int, card_id: int) -> ReviewStep:
+    card = _offered(user_id).select_related("question__quiz").filter(pk=card_id).first()
+    question = _with_content(card) if card is not None else None
+    if card is None or question is None:
+        raise ReviewNotFound
+    return ReviewStep(card=card, question=question, due_count=0)
+
+
+def review_submit(
+    *, user_id: int, card_id: int, revision: int, choice_id: int, now: datetime | None = None
+) -> ReviewOutcome:
+    """Record the learner's pick for a card shown at `revision`, and move the card once.
+
+    Raises ReviewNotFound for a card that is not the learner's to review.
+    """
+    now = now or timezone.now()
+    step = review_card_for(user_id=user_id, card_id=card_id)
+    card, question = step.card, step.question
+    if card.reviews != revision:
+        recorded = ReviewAnswer.objects.filter(card=card, revision=revision).first()
+        if recorded is not None:
+            _resolve(recorded, question)
+            return ReviewOutcome(Review.REPEATED, answer=recorded, step=step)
+        return ReviewOutcome(
+            Review.MOVED_ON,
+            step=step,
+            message=_("You answered this question elsewhere meanwhile; here it is again."),
+        )
+    choices = {choice.pk: choice for choice in question.choices.all()}
+    choice = choices.get(choice_id)
+    if choice is None:
+        return ReviewOutcome(
+            Review.REFUSED, step=step, message=_("Choose one of this question's answers.")
+        )
+    correct = next((c for c in choices.values() if c.fraction == 1), None)
+    if correct is None:
+        return ReviewOutcome(
+            Review.REFUSED,
+            step=step,
+            message=_("This question is being revised; please try again later."),
+        )
+    answer = ReviewAnswer(
+        user_id=user_id,
+        question_id=question.pk,
+        card=card,
+        revision=revision,
+        choice=choice,
+        correct_choice=correct,
+        is_correct=choice.pk == correct.pk,
+        answered_at=now,
+    )
+    try:
+        with transaction.atomic():
+            answer.save(force_insert=True)
+            scheduled = _moved(card, right=answer.is_correct, at=now)
+            moved = ReviewCard.objects.filter(pk=card.pk, reviews=revision).update(
+                **{name: getattr(scheduled, name) for name in _SCHEDULED_FIELDS}
+            )
+            if not moved:
+                # A quiz answer moved the card between our read and this write.
+                raise IntegrityError("card moved meanwhile")
+    except IntegrityError:
+        return review_submit(
+            user_id=user_id, card_id=card_id, revision=revision, choice_id=choice_id, now=now
+        )
+    return ReviewOutcome(Review.ANSWERED, answer=answer, step=step)
+
+
+def _resolve(answer: ReviewAnswer, question: Question) -> None:
+    """Point a recorded answer at the cached question and choices: no query to render it."""
+    answer.question = question
+    by_pk = {choice.pk: choice for choice in question.choices.all()}
+    answer.choice = by_pk.get(answer.choice_id, answer.choice)
+    answer.correct_choice = by_pk.get(answer.correct_choice_id, answer.correct_choice)
+
+
+def review_answer_for(*, user_id: int, answer_id: int) -> tuple[ReviewAnswer, ReviewStep]:
+    """A learner's own recorded review answer with its question, for its feedback page."""
+    answer = (
+        ReviewAnswer.objects.filter(user_id=user_id, pk=answer_id)
+        .select_related("card__question__quiz")
+        .first()
+    )
+    if answer is None or not answer.card.question.quiz.is_published:
+        raise ReviewNotFound
+    question = _with_content(answer.card)
+    if question is None:
+        raise ReviewNotFound
+    _resolve(answer, question)
+    return answer, ReviewStep(card=answer.card, question=question, due_count=0)

@@ -1,0 +1,122 @@
+"""The review page: missed questions, one at a time, as the spaced-review rules offer them.
+
+Parse, call `quizzes.review`, render: one template, `quizzes/review.html`, whose `step`
+partial htmx swaps in place; without JavaScript every step is a whole page.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import push_url
+
+from .forms import CHOICE_ERRORS, MAX_ID, AnswerForm, IdField
+from .review import (
+    Review,
+    ReviewNotFound,
+    ReviewStep,
+    review_answer_for,
+    review_card_for,
+    review_next,
+    review_next_due_at,
+    review_submit,
+)
+from .views import LearnerRequest, learner_required
+
+TEMPLATE = "quizzes/review.html"
+
+
+class ReviewAnswerForm(AnswerForm):
+    """A pick for the card shown, at the card's revision as shown (see quizzes.review)."""
+
+    # One choice: the review page asks one-answer and true/false questions only.
+    choice = IdField(min_value=1, max_value=MAX_ID, error_messages=CHOICE_ERRORS)
+    card = IdField(min_value=1, max_value=MAX_ID)
+    revision = forms.IntegerField(min_value=0, max_value=2**31 - 1)
+
+
+def _render(
+    request: LearnerRequest,
+    *,
+    step: ReviewStep | None,
+    answer: object | None = None,
+    form: AnswerForm | None = None,
+    error: str = "",
+    practise: bool = False,
+    status: int = 200,
+) -> HttpResponse:
+    context: dict[str, object] = {
+        "step": step,
+        "question": step.question if step else None,
+        "choices": step.choices if step else [],
+        "answer": answer,
+        "form": form or AnswerForm(),
+        "error": error,
+        "practise": practise,
+    }
+    if step is None:
+        context["next_due_at"] = review_next_due_at(user_id=request.user.pk)
+    htmx_swap = request.htmx and not request.htmx.history_restore_request
+    template = f"{TEMPLATE}#step" if htmx_swap else TEMPLATE
+    return render(request, template, context, status=status)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
+@learner_required
+def review(request: LearnerRequest) -> HttpResponse:
+    """GET: the card to review now (or, with ?practise, the one due soonest). POST: an answer."""
+    if request.method != "POST":
+        practise = "practise" in request.GET
+        step = review_next(user_id=request.user.pk, practise=practise)
+        return _render(request, step=step, practise=practise)
+
+    form = ReviewAnswerForm(request.POST)
+    if not form.is_valid():
+        if "card" in form.errors or "revision" in form.errors:
+            raise Http404("No such review question.")  # not a form our pages send
+        step = _card_or_404(request, form.cleaned_data["card"])
+        return _render(request, step=step, form=form, status=422)
+    try:
+        outcome = review_submit(
+            user_id=request.user.pk,
+            card_id=form.cleaned_data["card"],
+            revision=form.cleaned_data["revision"],
+            choice_id=form.cleaned_data["choice"],
+        )
+    except ReviewNotFound:
+        raise Http404("No such review question.") from None
+    if outcome.kind is Review.REFUSED:
+        return _render(request, step=outcome.step, error=str(outcome.message), status=409)
+    if outcome.kind is Review.MOVED_ON:
+        messages.info(request, str(outcome.message))
+        return redirect("quizzes:review")
+    assert outcome.answer is not None
+    url = reverse("quizzes:review_answer", args=[outcome.answer.pk])
+    if request.htmx:
+        return push_url(_render(request, step=outcome.step, answer=outcome.answer), url)
+    return redirect(url)
+
+
+@require_safe
+@learner_required
+def review_answer(request: LearnerRequest, pk: int) -> HttpResponse:
+    """The feedback of one of the learner's review answers: its own address, for no-JS
+    learners after the POST and for the back button."""
+    try:
+        answer, step = review_answer_for(user_id=request.user.pk, answer_id=pk)
+    except ReviewNotFound:
+        raise Http404("No such review answer.") from None
+    return _render(request, step=step, answer=answer)
+
+
+def _card_or_404(request: LearnerRequest, card_id: int) -> ReviewStep:
+    try:
+        return review_card_for(user_id=request.user.pk, card_id=card_id)
+    except ReviewNotFound:
+        raise Http404("No such review question.") from None

@@ -1,0 +1,146 @@
+"""Mastery levels from each question's latest answer, in quizzes and in reviews."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from quizzes.mastery import Level, QuestionRecord, guide_levels, level_of, quiz_levels
+from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
+from tests.factories import correct_choice, make_guide, make_quiz, wrong_choice
+
+DAY = timedelta(days=1)
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def record(*answers: tuple[bool, datetime]) -> QuestionRecord:
+    found = QuestionRecord()
+    for is_correct, at in answers:
+        found.add(is_correct, at)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("records", "count", "level"),
+    [
+        ([], 10, Level.NOT_STARTED),
+        ([record((False, T0))], 10, Level.ATTEMPTED),
+        ([record((True, T0))] * 6, 10, Level.ATTEMPTED),  # 60 %
+        ([record((True, T0))] * 7, 10, Level.FAMILIAR),  # 70 %
+        ([record((True, T0))] * 9 + [record((False, T0))], 10, Level.FAMILIAR),
+        ([record((True, T0))] * 3, 3, Level.PROFICIENT),
+        # Right again a day after first right, every question: mastered.
+        ([record((True, T0), (True, T0 + DAY))] * 3, 3, Level.MASTERED),
+        # Less than a day apart does not show it was remembered.
+        ([record((True, T0), (True, T0 + DAY - timedelta(minutes=1)))] * 3, 3, Level.PROFICIENT),
+        # One question not yet remembered keeps the quiz at Proficient.
+        ([record((True, T0), (True, T0 + DAY))] * 2 + [record((True, T0))], 3, Level.PROFICIENT),
+        # Wrong first, then right twice a day apart: remembered.
+        ([record((False, T0), (True, T0 + DAY), (True, T0 + 3 * DAY))], 1, Level.MASTERED),
+        # The latest answer decides: right long ago, wrong now.
+        ([record((True, T0), (True, T0 + 2 * DAY), (False, T0 + 3 * DAY))], 1, Level.ATTEMPTED),
+        # Questions never answered count as not right: 2 of 3 is under 70 %.
+        ([record((True, T0))] * 2, 3, Level.ATTEMPTED),
+    ],
+)
+def test_the_level_rule(records, count, level):
+    assert level_of(records, count) == level
+
+
+def test_answers_out_of_time_order_are_read_in_time_order():
+    late_wrong_first = record((False, T0 + 2 * DAY), (True, T0))
+
+    assert not late_wrong_first.latest_right
+
+
+@pytest.mark.django_db
+def test_levels_read_quiz_attempts_and_reviews_of_this_learner_only(learner, other_learner):
+    quiz = make_quiz(questions=2)
+    first, second = quiz.questions.order_by("position")
+    mine = Attempt.objects.create(user=learner, quiz=quiz, started_at=T0)
+    for question, right in ((first, True), (second, False)):
+        choice = correct_choice(question) if right else wrong_choice(question)
+        Answer.objects.create(
+            attempt=mine,
+            question=question,
+            choice=choice,
+            correct_choice=correct_choice(question),
+            is_correct=right,
+            answered_at=T0,
+        )
+    theirs = Attempt.objects.create(user=other_learner, quiz=quiz, started_at=T0)
+    Answer.objects.create(
+        attempt=theirs,
+        question=second,
+        choice=correct_choice(second),
+        correct_choice=correct_choice(second),
+        is_correct=True,
+        answered_at=T0 + 5 * DAY,
+    )
+    counts = {quiz.pk: 2}
+    assert quiz_levels(user_id=learner.pk, question_counts=counts)[quiz.pk] == Level.ATTEMPTED
+
+    card = ReviewCard.objects.create(user=learner, question=second, due=T0, state=2)
+    ReviewAnswer.objects.create(
+        user=learner, question=second, card=card, revision=1, is_correct=True, answered_at=T0 + DAY
+    )
+    assert quiz_levels(user_id=learner.pk, question_counts=counts)[quiz.pk] == Level.PROFICIENT
+
+    # Both right again, in a review, days after they were first right: mastered.
+    ReviewAnswer.objects.create(
+        user=learner, question=first, card=card, revision=2, is_correct=True, answered_at=T0 + DAY
+    )
+    ReviewAnswer.objects.create(
+        user=learner,
+        question=second,
+        card=card,
+        revision=3,
+        is_correct=True,
+        answered_at=T0 + 3 * DAY,
+    )
+    assert quiz_levels(user_id=learner.pk, question_counts=counts)[quiz.pk] == Level.MASTERED
+    assert quiz_levels(user_id=other_learner.pk, question_counts=counts)[quiz.pk] == Level.ATTEMPTED
+
+
+@pytest.mark.django_db
+def test_a_guides_level_spans_its_published_quizzes(learner):
+    guide = make_guide()
+    taken = make_quiz(questions=2, guide=guide)
+    make_quiz(questions=2, guide=guide)  # not taken: its questions count as not right
+    make_quiz(questions=5, guide=guide, is_published=False)  # hidden: does not count
+    attempt = Attempt.objects.create(user=learner, quiz=taken, started_at=T0)
+    for question in taken.questions.all():
+        Answer.objects.create(
+            attempt=attempt,
+            question=question,
+            choice=correct_choice(question),
+            correct_choice=correct_choice(question),
+            is_correct=True,
+            answered_at=T0,
+        )
+
+    levels = guide_levels(user_id=learner.pk, guide_ids=[guide.pk, make_guide().pk])
+
+    assert levels[guide.pk] == Level.ATTEMPTED  # 2 of 4 right
+    assert list(levels.values())[1] == Level.NOT_STARTED
+
+
+@pytest.mark.django_db
+def test_pages_show_the_levels(learner, learner_client, quiz):
+    attempt = Attempt.objects.create(user=learner, quiz=quiz, started_at=T0, finished_at=T0)
+    for question in quiz.questions.all():
+        Answer.objects.create(
+            attempt=attempt,
+            question=question,
+            choice=correct_choice(question),
+            correct_choice=correct_choice(question),
+            is_correct=True,
+            answered_at=T0,
+        )
+
+    assert "Mastery: Proficient" in learner_client.get("/en/").content.decode()
+    assert "Mastery: Proficient" in learner_client.get(quiz.get_absolute_url()).content.decode()
+    history = learner_client.get("/en/attempts/").content.decode()
+    assert "Mastery by guide" in history and "Mastery: Proficient" in history
+    assert "مستوى الإتقان: متمكّن" in learner_client.get("/ar/").content.decode()

@@ -1,0 +1,325 @@
+"""Spaced review of missed questions: cards, their schedule, the review page and its rules."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.contrib.messages import get_messages
+from django.test import Client
+
+from quizzes.attempts import answer_record, attempt_start
+from quizzes.content import quiz_touch
+from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
+from quizzes.review import (
+    Review,
+    card_record_quiz_answer,
+    review_due_count,
+    review_next,
+    review_submit,
+)
+from tests.factories import correct_choice, make_user, wrong_choice
+
+pytestmark = pytest.mark.django_db
+
+HX = {"HTTP_HX_REQUEST": "true"}
+MONDAY = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def answer(attempt, question, *, right: bool):
+    choice = correct_choice(question) if right else wrong_choice(question)
+    return answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+
+
+def miss_first_question(learner, quiz):
+    """A quiz attempt whose first question the learner got wrong; returns that question."""
+    first = quiz.questions.get(position=1)
+    answer(attempt_start(user=learner, quiz=quiz), first, right=False)
+    return first
+
+
+def due_now(card: ReviewCard) -> ReviewCard:
+    ReviewCard.objects.filter(pk=card.pk).update(due=MONDAY - timedelta(days=1))
+    card.refresh_from_db()
+    return card
+
+
+# --- Cards and their schedule ---------------------------------------------------------------
+
+
+def test_a_wrong_answer_in_a_quiz_creates_a_card_due_a_day_later(learner, quiz):
+    first = miss_first_question(learner, quiz)
+
+    card = ReviewCard.objects.get(user=learner, question=first)
+    answered_at = Answer.objects.get(question=first).answered_at
+    assert card.due - answered_at == timedelta(days=1)
+    assert card.reviews == 1
+
+
+def test_right_answers_to_questions_without_a_card_create_none(learner, quiz):
+    attempt = attempt_start(user=learner, quiz=quiz)
+    for question in quiz.questions.order_by("position"):
+        answer(attempt, question, right=True)
+
+    assert not ReviewCard.objects.exists()
+
+
+def test_right_reviews_push_a_card_further_each_time_and_a_miss_brings_it_back(learner, quiz):
+    question = quiz.questions.get(position=1)
+    card_record_quiz_answer(
+        user_id=learner.pk, question_id=question.pk, is_correct=False, at=MONDAY
+    )
+    card = ReviewCard.objects.get()
+    intervals = []
+    for right in (True, True, False):
+        before = card.due
+        outcome = review_submit(
+            user_id=learner.pk,
+            card_id=card.pk,
+            revision=card.reviews,
+            choice_id=(correct_choice if right else wrong_choice)(question).pk,
+            now=before,
+        )
+        assert outcome.kind is Review.ANSWERED
+        card.refresh_from_db()
+        intervals.append((card.due - before).days)
+
+    assert card.due - timedelta(days=intervals[-1]) > MONDAY + timedelta(days=2)
+    assert intervals[0] >= 2 and intervals[1] > intervals[0]  # right: further each time
+    assert intervals[2] == 1  # wrong: back the next day
+
+
+def test_a_later_quiz_answer_to_a_missed_question_moves_its_card(learner, quiz):
+    first = miss_first_question(learner, quiz)
+    card = ReviewCard.objects.get(question=first)
+
+    answer(attempt_start(user=make_user(), quiz=quiz), first, right=True)  # someone else
+    card.refresh_from_db()
+    assert card.reviews == 1
+
+    Attempt.objects.filter(user=learner).update(finished_at=MONDAY)  # a retake
+    answer(attempt_start(user=learner, quiz=quiz), first, right=True)
+    card.refresh_from_db()
+    assert card.reviews == 2
+
+
+def test_a_question_deleted_takes_its_cards_and_reworded_content_keeps_them(learner, quiz):
+    first = miss_first_question(learner, quiz)
+    first.prompt_en = "Reworded, same question?"
+    first.save()
+    quiz_touch(quiz)
+    assert ReviewCard.objects.filter(question=first).exists()
+    assert review_next(user_id=learner.pk, practise=True).question.prompt == (
+        "Reworded, same question?"
+    )
+
+    Attempt.objects.filter(user=learner).delete()  # answered questions are protected
+    first.delete()
+
+    assert not ReviewCard.objects.exists()
+
+
+# --- The review page -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def due_card(learner, quiz):
+    first = miss_first_question(learner, quiz)
+    return due_now(ReviewCard.objects.get(question=first))
+
+
+def post_answer(client, card, choice, **headers):
+    return client.post(
+        "/en/review/",
+        {
+            "card": card.pk,
+            "revision": card.reviews,
+            "choice": choice.pk,
+            "question": card.question_id,
+        },
+        **headers,
+    )
+
+
+def test_the_review_page_offers_the_due_question_with_its_choices_and_no_answer(
+    learner_client, due_card
+):
+    page = learner_client.get("/en/review/").content.decode()
+
+    assert "1 question due for review" in page
+    assert due_card.question.prompt_en in page
+    for choice in due_card.question.choices.all():
+        assert choice.text_en in page
+    assert "Correct answer" not in page and due_card.question.explanation_en not in page
+
+
+def test_answering_a_review_shows_the_feedback_and_moves_the_card_without_touching_scores(
+    learner, learner_client, due_card
+):
+    attempts = list(Attempt.objects.filter(user=learner).values("pk", "score", "finished_at"))
+
+    response = post_answer(learner_client, due_card, correct_choice(due_card.question))
+
+    recorded = ReviewAnswer.objects.get()
+    assert response["Location"] == f"/en/review/answers/{recorded.pk}/"
+    page = learner_client.get(response["Location"]).content.decode()
+    assert "Correct." in page and due_card.question.explanation_en in page
+    due_card.refresh_from_db()
+    assert due_card.reviews == 2 and due_card.due > MONDAY
+    assert list(Attempt.objects.filter(user=learner).values("pk", "score", "finished_at")) == (
+        attempts
+    )
+    assert Answer.objects.filter(attempt__user=learner).count() == 1
+
+
+def test_an_htmx_review_answer_swaps_the_feedback_in_place_with_its_own_address(
+    learner_client, due_card
+):
+    response = post_answer(learner_client, due_card, wrong_choice(due_card.question), **HX)
+
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Not quite." in body and "<html" not in body
+    assert response["HX-Push-Url"] == f"/en/review/answers/{ReviewAnswer.objects.get().pk}/"
+
+
+def test_a_replayed_or_double_clicked_review_answer_moves_the_card_once(learner_client, due_card):
+    first = post_answer(learner_client, due_card, wrong_choice(due_card.question))
+    second = post_answer(learner_client, due_card, correct_choice(due_card.question))
+
+    assert ReviewAnswer.objects.count() == 1
+    assert second["Location"] == first["Location"]  # the recorded answer, unchanged
+    due_card.refresh_from_db()
+    assert due_card.reviews == 2
+    assert not ReviewAnswer.objects.get().is_correct
+
+
+def test_a_review_shown_before_a_quiz_answer_moved_the_card_is_shown_anew(
+    learner, learner_client, due_card
+):
+    stale = ReviewCard.objects.get(pk=due_card.pk)
+    card_record_quiz_answer(
+        user_id=learner.pk, question_id=due_card.question_id, is_correct=True, at=MONDAY
+    )
+
+    response = post_answer(learner_client, stale, correct_choice(due_card.question))
+
+    assert response["Location"] == "/en/review/"
+    assert not ReviewAnswer.objects.exists()
+    messages = [str(m) for m in get_messages(response.wsgi_request)]
+    assert "You answered this question elsewhere meanwhile; here it is again." in messages
+
+
+def test_other_learners_review_questions_and_answers_do_not_exist(learner_client, quiz):
+    other = make_user()
+    first = miss_first_question(other, quiz)
+    card = due_now(ReviewCard.objects.get(question=first))
+    theirs = review_submit(
+        user_id=other.pk, card_id=card.pk, revision=card.reviews, choice_id=wrong_choice(first).pk
+    ).answer
+
+    assert post_answer(learner_client, card, correct_choice(first)).status_code == 404
+    assert learner_client.get(f"/en/review/answers/{theirs.pk}/").status_code == 404
+    assert "question due" not in learner_client.get("/en/review/").content.decode()
+    card.refresh_from_db()
+    assert card.reviews == 2  # theirs alone
+
+
+def test_a_choice_from_another_question_is_refused_and_changes_nothing(
+    learner_client, quiz, due_card
+):
+    other_question = quiz.questions.get(position=2)
+
+    response = post_answer(learner_client, due_card, correct_choice(other_question))
+
+    assert response.status_code == 409
+    assert "Choose one of this question&#x27;s answers." in response.content.decode()
+    due_card.refresh_from_db()
+    assert due_card.reviews == 1 and not ReviewAnswer.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"card": "x", "revision": "0", "choice": "1"},
+        {"card": "1", "revision": "-1", "choice": "1"},
+        {"card": "999999", "revision": "0", "choice": "1"},
+    ],
+)
+def test_junk_review_posts_are_not_found_and_change_nothing(learner_client, due_card, data):
+    assert learner_client.post("/en/review/", data).status_code == 404
+    due_card.refresh_from_db()
+    assert due_card.reviews == 1
+
+
+def test_a_missing_pick_asks_for_one_on_the_same_question(learner_client, due_card):
+    response = learner_client.post(
+        "/en/review/", {"card": due_card.pk, "revision": due_card.reviews}
+    )
+
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert "Choose an answer before submitting." in page and due_card.question.prompt_en in page
+
+
+def test_questions_of_unpublished_quizzes_are_not_offered(learner, learner_client, due_card, quiz):
+    quiz.is_published = False
+    quiz.save()
+
+    assert review_due_count(user_id=learner.pk) == 0
+    page = learner_client.get("/en/review/").content.decode()
+    assert due_card.question.prompt_en not in page
+    assert post_answer(learner_client, due_card, correct_choice(due_card.question)).status_code == (
+        404
+    )
+
+
+def test_with_nothing_due_the_page_says_when_and_offers_practice(learner, learner_client, quiz):
+    first = miss_first_question(learner, quiz)
+
+    page = learner_client.get("/en/review/").content.decode()
+    assert "Nothing to review now" in page and "The next question comes back on" in page
+    assert first.prompt_en not in page
+
+    practice = learner_client.get("/en/review/?practise").content.decode()
+    assert first.prompt_en in practice
+    assert "Practice: nothing is due, these come back soonest." in practice
+
+
+def test_a_learner_without_cards_is_told_how_review_works(learner_client):
+    page = learner_client.get("/en/review/").content.decode()
+
+    assert "Nothing to review yet" in page
+
+
+def test_the_navigation_shows_how_many_questions_are_due(learner_client, due_card, quiz):
+    second = quiz.questions.get(position=2)
+    attempt = Attempt.objects.get()
+    answer(attempt, second, right=False)
+    due_now(ReviewCard.objects.get(question=second))
+
+    page = learner_client.get("/en/").content.decode()
+
+    assert '<span class="count-badge">2<span class="visually-hidden"> questions due' in page
+
+
+def test_the_review_page_is_in_arabic_on_arabic_pages(learner_client, due_card):
+    page = learner_client.get("/ar/review/").content.decode()
+
+    assert "سؤال واحد مستحق للمراجعة" in page and due_card.question.prompt_ar in page
+
+
+def test_signed_out_visitors_are_sent_to_sign_in(client):
+    response = client.get("/en/review/")
+
+    assert response.status_code == 302 and response["Location"].startswith("/en/accounts/login/")
+
+
+def test_each_learner_sees_only_their_own_due_count(quiz):
+    amina, bilal = make_user(), make_user()
+    due_now(ReviewCard.objects.get(question=miss_first_question(amina, quiz)))
+    client = Client()
+    client.force_login(bilal)
+
+    assert "count-badge" not in client.get("/en/").content.decode()
