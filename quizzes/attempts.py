@@ -8,7 +8,9 @@ that may finish an attempt on reading is `attempt_settle`, which views call expl
 from __future__ import annotations
 
 import enum
+import random
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +20,13 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from . import grading
+from .availability import DEADLINE_GRACE, quiz_availability
 from .content import QuizContent, quiz_content
+from .models import Answer, Attempt, Choice, ChoiceVerdict, Question, Quiz
+from .review import REVIEWABLE_KINDS, card_record_quiz_answer, cards_record_answers
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
-from .models import Answer, Attempt, Question, Quiz
-from .review import REVIEWABLE_KINDS, card_record_quiz_answer
 
 
 class AttemptError(Exception):
@@ -75,14 +78,50 @@ class AttemptState:
         return self.answers.get(question.pk)
 
     def is_open(self, question: Question) -> bool:
-        """Whether the learner may see this step: answered already, or the one to answer now.
+        """Whether the learner may see this step: answered already, or one to answer now.
 
-        Questions open in order, so a later one is not reachable before the current one.
+        With feedback after each question, questions open in order, so a later one is not
+        reachable before the current one; with feedback at the end, every question of an
+        unfinished attempt is open, in any order.
         """
         if question.pk in self.answers:
             return True
+        if self.attempt.is_finished:
+            return False
+        if self.attempt.is_deferred:
+            return self.content.question(question.pk) is not None
         current = self.current_question
-        return not self.attempt.is_finished and current is not None and current.pk == question.pk
+        return current is not None and current.pk == question.pk
+
+    @property
+    def shows_feedback(self) -> bool:
+        """Whether verdicts, right answers and explanations may be shown: after each answer
+        in practice mode, only once the attempt is finished in exam mode."""
+        return not self.attempt.is_deferred or self.attempt.is_finished
+
+    def is_overdue(self, now: datetime) -> bool:
+        """Past the deadline and its grace: no answer is taken any more."""
+        deadline = self.attempt.deadline
+        return deadline is not None and now > deadline + DEADLINE_GRACE
+
+    @property
+    def unanswered(self) -> list[tuple[int, Question]]:
+        """(number, question) of the questions not answered yet, in quiz order."""
+        return [
+            (number, question)
+            for number, question in enumerate(self.content.questions, start=1)
+            if question.pk not in self.answers
+        ]
+
+    def choices_of(self, question: Question) -> list[Choice]:
+        """The question's choices in this attempt's own order (drawn at its start when the
+        quiz shuffles them; choices added since come last, in the quiz's order)."""
+        choices = list(question.choices.all())
+        order = self.attempt.choice_order.get(str(question.pk))
+        if not order:
+            return choices
+        rank = {choice_id: index for index, choice_id in enumerate(order)}
+        return sorted(choices, key=lambda choice: rank.get(choice.pk, len(rank)))
 
     def step(self, number: int) -> Question | None:
         """The question the learner may see at step `number`, or None (send them on)."""
@@ -91,8 +130,15 @@ class AttemptState:
             return None
         return question
 
-    def review(self) -> list[tuple[Question, Answer | None]]:
-        return [(question, self.answers.get(question.pk)) for question in self.content.questions]
+    def review(self) -> list[tuple[Question, Answer | None, list[ChoiceVerdict]]]:
+        """Per question in quiz order: the answer (None if added since) and every choice's
+        verdict as the answer recorded it, in this attempt's order of the choices."""
+        rows = []
+        for question in self.content.questions:
+            answer = self.answers.get(question.pk)
+            verdicts = answer.choice_verdicts(self.choices_of(question)) if answer else []
+            rows.append((question, answer, verdicts))
+        return rows
 
 
 def attempt_state(attempt: Attempt) -> AttemptState:
@@ -114,31 +160,83 @@ def attempt_state(attempt: Attempt) -> AttemptState:
     return AttemptState(attempt=attempt, content=content, answers=answers)
 
 
-def attempt_settle(*, state: AttemptState) -> bool:
-    """Finish an attempt in progress that has nothing left to answer; True if it did.
+def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:
+    """Finish an attempt in progress that can take no more answers; True if it did.
 
-    Answering the last question finishes an attempt; this covers the other way to get there:
-    an instructor deleted the questions the learner had not answered yet.
+    Answering the last question finishes an attempt; this covers the other ways to get there:
+    an instructor deleted the questions the learner had not answered yet (with feedback after
+    each question), or the deadline passed: the attempt is scored on what was saved in time.
     """
-    if state.attempt.is_finished or not state.is_complete:
+    if state.attempt.is_finished:
+        return False
+    overdue = state.is_overdue(now or timezone.now())
+    if not overdue and (state.attempt.is_deferred or not state.is_complete):
         return False
     _finish(state)
     return True
 
 
-def attempt_start(*, user: User, quiz: Quiz) -> Attempt:
+def attempt_submit_all(*, state: AttemptState) -> bool:
+    """Finish an attempt with feedback at the end, on the learner's "Submit all and finish":
+    scored on its saved answers, unanswered questions counting as wrong. True if it did (an
+    attempt finished already, by a second tab or its deadline, stays as it was)."""
+    if state.attempt.is_finished:
+        return False
+    _finish(state)
+    return True
+
+
+def attempts_close_overdue(*, now: datetime | None = None) -> int:
+    """Finish every attempt in progress past its deadline (`close_overdue_attempts`, run by
+    cron); returns how many. Each is scored on what was saved in time."""
+    now = now or timezone.now()
+    closed = 0
+    overdue = Attempt.objects.in_progress().filter(deadline__lt=now - DEADLINE_GRACE)
+    for attempt in overdue.select_related("quiz").iterator():
+        with transaction.atomic():
+            locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+            if locked.is_finished:
+                continue  # finished meanwhile by the learner's own request
+            locked.quiz = attempt.quiz
+            closed += attempt_settle(state=attempt_state(locked), now=now)
+    return closed
+
+
+def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Attempt:
     """Return the learner's attempt in progress on `quiz`, or start one.
 
-    Safe against a double click or two tabs: the database allows one attempt in progress per
-    learner and quiz, and the loser of a race gets the winner's attempt.
+    A new attempt follows the quiz's settings and the learner's override: refused (AttemptError)
+    before the quiz opens, after it closes or once the attempts allowed are used; its
+    deadline, feedback mode and order of choices are fixed now, so a change of the settings
+    applies from the next start. Safe against a double click or two tabs: the database allows
+    one attempt in progress per learner and quiz, and the loser of a race gets the winner's.
     """
-    existing = Attempt.objects.in_progress().filter(user=user, quiz=quiz).first()
+    now = now or timezone.now()
+    availability = quiz_availability(quiz=quiz, user=user, now=now)
+    existing = availability.in_progress
     if existing is not None:
         existing.quiz = quiz  # the caller's instance: not loaded again
         return existing
+    refusal = availability.refusal
+    if refusal is not None:
+        raise AttemptError(refusal)
+    order: dict[str, list[int]] = {}
+    if quiz.shuffle_choices:
+        shuffler = random.SystemRandom()
+        for question in quiz_content(quiz).questions:
+            ids = [choice.pk for choice in question.choices.all()]
+            shuffler.shuffle(ids)
+            order[str(question.pk)] = ids
     try:
         with transaction.atomic():
-            return Attempt.objects.create(user=user, quiz=quiz)
+            return Attempt.objects.create(
+                user=user,
+                quiz=quiz,
+                started_at=now,
+                feedback=quiz.feedback,
+                deadline=availability.deadline_from(now),
+                choice_order=order,
+            )
     except IntegrityError:
         return Attempt.objects.in_progress().get(user=user, quiz=quiz)
 
@@ -180,6 +278,10 @@ class Step(enum.Enum):
     QUIZ_CHANGED = "quiz-changed"
     # Refused by the rules, nothing written: `message` says why.
     REFUSED = "refused"
+    # Exam mode: the pick is saved (or changed), nothing said about correctness.
+    SAVED = "saved"
+    # Past the deadline: nothing written, and the attempt is finished with what was saved.
+    TIME_UP = "time-up"
 
 
 @dataclass
@@ -200,6 +302,7 @@ def step_submit(
     question_id: int | None,
     response: Response | None = None,
     choice_id: int | None = None,
+    now: datetime | None = None,
 ) -> StepOutcome:
     """Take a posted step: the learner, on step `number`, sent `response` (or picked
     `choice_id`) for the question with id `question_id` (the one they saw; None from an older
@@ -210,7 +313,19 @@ def step_submit(
     long as it is still theirs to answer. Each question is answered once: a replay returns
     the recorded answer unchanged. Writes at most one answer, and finishes the attempt with
     the last one.
+
+    In exam mode (feedback at the end) a pick is saved and can be changed until the learner
+    submits them all; the attempt is finished by `attempt_submit_all`. After the deadline
+    (and its grace) nothing is written and the attempt is finished with what was saved.
     """
+    now = now or timezone.now()
+    if not state.attempt.is_finished and state.is_overdue(now):
+        attempt_settle(state=state, now=now)
+        return StepOutcome(
+            Step.TIME_UP,
+            state,
+            message=_("Time is up: this answer came after the deadline and was not saved."),
+        )
     question = state.content.at(number)
     if question_id is not None and (question is None or question.pk != question_id):
         # Renumbered since the page was shown: the question seen, if it is still theirs.
@@ -226,6 +341,12 @@ def step_submit(
     number = state.content.number_of(question)
     response = Response.of(response, choice_id)
     recorded = state.answer_for(question)
+    if state.attempt.is_deferred and not state.attempt.is_finished:
+        try:
+            recorded = _save(state, question, response, recorded)
+        except AttemptError as error:
+            return StepOutcome(Step.REFUSED, state, number, message=error.message)
+        return StepOutcome(Step.SAVED, state, number, recorded)
     created = False
     if recorded is None:
         try:
@@ -260,8 +381,7 @@ def answer_record(
     response: Response | None = None,
     choice_id: int | None = None,
 ) -> AnswerOutcome:
-    """Record the learner's `response` (or choice) for `question`, once, and finish the
-    attempt after the last.
+    """Record the learner's choice for `question`, once, and finish the attempt after the last.
 
     For code outside a request (tests, scripts): the same rules as `step_submit`, by question
     rather than by step. A question answered before returns its recorded answer unchanged.
@@ -275,17 +395,31 @@ def answer_record(
     if recorded is not None:
         return AnswerOutcome(answer=recorded, created=False, state=state)
     question = state.content.question(question.pk) or question  # its choices are cached
+    if state.is_overdue(timezone.now()):
+        attempt_settle(state=state)
     if not state.is_open(question):
         if attempt.is_finished:
             raise AttemptError(_("This attempt is finished; it accepts no more answers."))
         raise AttemptError(_("Answer the questions in order: this one is not next yet."))
-    answer, created, state = _record(state, question, Response.of(response, choice_id))
+    response = Response.of(response, choice_id)
+    if attempt.is_deferred:
+        return AnswerOutcome(
+            answer=_save(state, question, response, None), created=True, state=state
+        )
+    answer, created, state = _record(state, question, response)
     return AnswerOutcome(answer=answer, created=created, state=state)
 
 
 def _grade(question: Question, response: Response, state: AttemptState) -> dict[str, Any]:
     """The Answer's fields for `response`; AttemptError when it does not fit the question
     (a choice not its own, two choices for one answer, a number for a choice)."""
+    fields: dict[str, Any] = {
+        "choice": None,
+        "correct_choice": None,
+        "choice_ids": [],
+        "number": None,
+        "key": {},
+    }
     kind = question.kind
     if kind == Question.Kind.NUMERICAL:
         if response.number is None or response.choice_ids:
@@ -294,24 +428,28 @@ def _grade(question: Question, response: Response, state: AttemptState) -> dict[
             # Only reachable if content was written around the admin's validation.
             raise AttemptError(_("This question is being revised; please try again later."))
         grade = grading.grade_number(question, response.number)
-        return {"number": response.number, "key": grade.key, "fraction": grade.fraction}
-    ids = list(dict.fromkeys(response.choice_ids))
-    found = [state.content.choice(question, pk) for pk in ids]
-    chosen = [choice for choice in found if choice is not None]
-    if response.number is not None or not chosen or len(chosen) != len(found):
-        raise AttemptError(_("Choose one of this question's answers."))
-    if kind != Question.Kind.MULTIPLE and len(chosen) != 1:
-        raise AttemptError(_("Choose one of this question's answers."))
-    grade = grading.grade_choices(question, chosen)
-    if kind == Question.Kind.MULTIPLE:
-        if not any(choice.fraction > 0 for choice in question.choices.all()):
-            raise AttemptError(_("This question is being revised; please try again later."))
-        order = [c.pk for c in question.choices.all() if c.pk in set(ids)]
-        return {"choice_ids": order, "key": grade.key, "fraction": grade.fraction}
-    if grade.correct_choice is None:
-        # Only reachable if content was written around the admin's validation.
-        raise AttemptError(_("This question is being revised; please try again later."))
-    return {"choice": chosen[0], "correct_choice": grade.correct_choice, "fraction": grade.fraction}
+        fields.update(number=response.number, key=grade.key)
+    else:
+        ids = list(dict.fromkeys(response.choice_ids))
+        found = [state.content.choice(question, pk) for pk in ids]
+        chosen = [choice for choice in found if choice is not None]
+        if response.number is not None or not chosen or len(chosen) != len(found):
+            raise AttemptError(_("Choose one of this question's answers."))
+        if kind != Question.Kind.MULTIPLE and len(chosen) != 1:
+            raise AttemptError(_("Choose one of this question's answers."))
+        grade = grading.grade_choices(question, chosen)
+        if kind == Question.Kind.MULTIPLE:
+            if not any(choice.fraction > 0 for choice in question.choices.all()):
+                raise AttemptError(_("This question is being revised; please try again later."))
+            order = [c.pk for c in question.choices.all() if c.pk in set(ids)]
+            fields.update(choice_ids=order, key=grade.key)
+        else:
+            if grade.correct_choice is None:
+                # Only reachable if content was written around the admin's validation.
+                raise AttemptError(_("This question is being revised; please try again later."))
+            fields.update(choice=chosen[0], correct_choice=grade.correct_choice)
+    fields.update(fraction=grade.fraction, is_correct=grade.fraction == 1)
+    return fields
 
 
 def _record(
@@ -330,16 +468,14 @@ def _record(
     fields = _grade(question, response, state)
     try:
         with transaction.atomic():
-            answer = Answer.objects.create(
-                attempt=attempt, question=question, is_correct=fields["fraction"] == 1, **fields
-            )
-            if question.kind in REVIEWABLE_KINDS:
+            answer = Answer.objects.create(attempt=attempt, question=question, **fields)
+            if not attempt.is_deferred and question.kind in REVIEWABLE_KINDS:
                 card_record_quiz_answer(
                     user_id=attempt.user_id,
                     question_id=question.pk,
                     is_correct=answer.is_correct,
                     at=answer.answered_at,
-                    # Read with the attempt by the step views; unknown elsewhere (scripts, tests).
+                    # Read with the attempt by the step views; unknown elsewhere (scripts).
                     quiz_has_cards=getattr(attempt, "has_review_cards", True),
                 )
             state.answers[question.pk] = answer
@@ -357,9 +493,47 @@ def _record(
     return answer, True, state
 
 
+def _save(
+    state: AttemptState, question: Question, response: Response, recorded: Answer | None
+) -> Answer:
+    """Exam mode: save the learner's response to `question`, or change the one saved."""
+    fields = _grade(question, response, state)
+    if recorded is not None:
+        if not response.same_as(recorded):
+            # Only while the attempt is unfinished: a submit in another tab freezes it.
+            changed = Answer.objects.filter(
+                pk=recorded.pk, attempt__finished_at__isnull=True
+            ).update(answered_at=timezone.now(), **fields)
+            if not changed:
+                raise AttemptError(_("This attempt is finished; it accepts no more answers."))
+            for name, value in fields.items():
+                setattr(recorded, name, value)
+        return recorded
+    try:
+        with transaction.atomic():
+            answer = Answer.objects.create(attempt=state.attempt, question=question, **fields)
+    except IntegrityError:
+        # A second tab saved a pick for it a moment ago: change that one instead.
+        answer = Answer.objects.get(attempt=state.attempt, question=question)
+        return _save(state, question, response, answer)
+    state.answers[question.pk] = answer
+    return answer
+
+
 def _finish(state: AttemptState) -> None:
     attempt = state.attempt
     attempt.finished_at = timezone.now()
     attempt.score = state.score
     attempt.total = state.content.count
     attempt.save(update_fields=["finished_at", "score", "total"])
+    if attempt.is_deferred:
+        # Exam mode moved no review card while the attempt ran (the review page would have
+        # told which answers were wrong): all of them now.
+        cards_record_answers(
+            user_id=attempt.user_id,
+            answers=[
+                (answer.question_id, answer.is_correct, answer.answered_at)
+                for answer in state.answers.values()
+                if answer.question.kind in REVIEWABLE_KINDS
+            ],
+        )

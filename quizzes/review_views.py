@@ -16,6 +16,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
 from .forms import CHOICE_ERRORS, MAX_ID, AnswerForm, IdField
+from .models import ReviewAnswer
 from .review import (
     Review,
     ReviewNotFound,
@@ -44,7 +45,7 @@ def _render(
     request: LearnerRequest,
     *,
     step: ReviewStep | None,
-    answer: object | None = None,
+    answer: ReviewAnswer | None = None,
     form: AnswerForm | None = None,
     error: str = "",
     practise: bool = False,
@@ -55,6 +56,7 @@ def _render(
         "question": step.question if step else None,
         "choices": step.choices if step else [],
         "answer": answer,
+        "verdicts": answer.choice_verdicts(step.choices) if answer and step else [],
         "form": form or AnswerForm(),
         "error": error,
         "practise": practise,

@@ -111,7 +111,7 @@ CSV_HEADER = [
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _cell(value) -> str | int:
+def csv_cell(value) -> str | int:
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -119,7 +119,8 @@ def _cell(value) -> str | int:
     if hasattr(value, "isoformat"):
         return value.isoformat()
     if isinstance(value, Decimal):
-        return f"{value.normalize():f}"
+        # A mark or a score: 1, 0.5, 3.5 (no padding zeros; whole ones as integers).
+        return int(value) if value == value.to_integral_value() else f"{value.normalize():f}"
     if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
         return "'" + value
     return value
@@ -167,7 +168,7 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
             row[ticked] = " ".join(str(positions.get(pk, "?")) for pk in row[ticked])
         else:
             row[ticked] = ""
-        yield [_cell(value) for value in row]
+        yield [csv_cell(value) for value in row]
 
 
 class _Echo:
@@ -177,16 +178,21 @@ class _Echo:
         return value
 
 
-def attempts_csv_response(quizzes: QuerySet[Quiz], filename: str = "") -> StreamingHttpResponse:
+def csv_stream(rows: Iterable[list], filename: str) -> StreamingHttpResponse:
+    """`rows` as a CSV download, written as they come: a large export never sits in memory."""
     writer = csv.writer(_Echo())
 
     def lines() -> Iterator[str]:
         # A byte order mark, so that spreadsheet programs read the Arabic as UTF-8.
         yield "\ufeff"
-        for row in attempt_rows(quizzes):
+        for row in rows:
             yield writer.writerow(row)
 
-    filename = filename or f"attempts-{timezone.now():%Y%m%d-%H%M}.csv"
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+def attempts_csv_response(quizzes: QuerySet[Quiz], filename: str = "") -> StreamingHttpResponse:
+    filename = filename or f"attempts-{timezone.now():%Y%m%d-%H%M}.csv"
+    return csv_stream(attempt_rows(quizzes), filename)

@@ -15,7 +15,7 @@ def weights_from_marks(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0004_review_cards'),
+        ('quizzes', '0005_quiz_settings'),
     ]
 
     operations = [

@@ -34,6 +34,6 @@ def revoke(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("quizzes", "0005_question_kinds")]
+    dependencies = [("quizzes", "0006_question_kinds")]
 
     operations = [migrations.RunPython(grant, revoke)]
