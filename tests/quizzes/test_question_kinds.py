@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts import Response, attempt_start, attempt_state, attempt_submit_all, step_submit
 from quizzes.content import quiz_touch
-from quizzes.models import Answer, Attempt, Choice, NumericalAnswer, ReviewCard
+from quizzes.models import Answer, Attempt, Choice, NumericalAnswer, Quiz, ReviewCard
 from tests.factories import correct_choice, make_mixed_quiz
 
 pytestmark = pytest.mark.django_db
@@ -249,3 +249,28 @@ def test_missed_boxes_and_numbers_make_no_review_card_the_review_page_could_not_
 
     carded = ReviewCard.objects.values_list("question__position", flat=True)
     assert sorted(carded) == [1, 3]
+
+
+def test_in_exam_mode_boxes_and_numbers_can_be_changed_until_submit_all(learner):
+    quiz = make_mixed_quiz(feedback=Quiz.Feedback.DEFERRED)
+    attempt = attempt_start(user=learner, quiz=quiz)
+    several, number = question(quiz, 2), question(quiz, 4)
+
+    def send(step, q, response):
+        return step_submit(
+            state=attempt_state(attempt), number=step, question_id=q.pk, response=response
+        )
+
+    send(2, several, Response(choice_ids=tuple(boxes(quiz, 2, 3))))
+    send(2, several, Response(choice_ids=tuple(boxes(quiz, 2, 1, 2))))
+    send(4, number, Response(number=Decimal(99)))
+    send(4, number, Response(number=Decimal(8)))
+    assert attempt_submit_all(state=attempt_state(attempt))
+
+    attempt.refresh_from_db()
+    answers = {a.question_id: a for a in attempt.answers.all()}
+    assert answers[several.pk].fraction == 1 and answers[several.pk].choice_ids == boxes(
+        quiz, 2, 1, 2
+    )
+    assert answers[number.pk].number == 8 and answers[number.pk].fraction == Decimal("0.5")
+    assert attempt.score == Decimal("1.5") and attempt.total == 4
