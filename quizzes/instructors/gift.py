@@ -195,6 +195,11 @@ def _convert(raw: str, text_format: str, *, one_line: bool = False) -> Bilingual
     return Bilingual(en=plain(parts.en), ar=plain(parts.ar))
 
 
+def _shortened(text: str) -> str:
+    """A piece of the file quoted in a message: a whole megabyte of digits helps nobody."""
+    return text if len(text) <= _NUMBER_MAX_LENGTH else text[:_NUMBER_MAX_LENGTH] + "…"
+
+
 def _number(text: str) -> Decimal | None:
     text = text.strip()
     if len(text) > _NUMBER_MAX_LENGTH or not _NUMBER.fullmatch(text):
@@ -433,7 +438,7 @@ class _Item:
                 Problem(
                     line,
                     _("Answer weights go from -100%% to 100%%; this one is %(weight)s%%.")
-                    % {"weight": match.group(1)},
+                    % {"weight": _shortened(match.group(1))},
                 )
             )
         return percent / 100, piece[match.end() :].strip()
@@ -609,7 +614,7 @@ class _Item:
                     "“%(text)s” is not a numerical answer: write a number such as 16, a number "
                     "and its tolerance such as 16:0.5, or a range such as 15..17."
                 )
-                % {"text": text.strip()[:_NUMBER_MAX_LENGTH]},
+                % {"text": _shortened(text.strip())},
             )
         )
         return None
