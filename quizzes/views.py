@@ -44,7 +44,7 @@ from .availability import quiz_availability
 from .content import quiz_content
 from .forms import AnswerForm, ReportForm
 from .mastery import quiz_levels
-from .models import Attempt, Guide, Quiz
+from .models import Attempt, Guide, Question, Quiz
 from .review import cards_of_quiz_exist
 
 if TYPE_CHECKING:
@@ -293,6 +293,23 @@ def _where_it_stands(request: HtmxHttpRequest, state: AttemptState) -> HttpRespo
     return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
 
 
+def _answer_data(request: HttpRequest) -> dict[str, Any]:
+    """The posted answer, with `choice` as a list: one radio button or several boxes."""
+    return {
+        "choice": request.POST.getlist("choice"),
+        "number": request.POST.get("number", ""),
+        "question": request.POST.get("question", ""),
+    }
+
+
+def _question_seen(state: AttemptState, number: int, form: AnswerForm) -> Question | None:
+    """The question the valid `form` answers, to read its response by kind (None: gone)."""
+    question_id = form.cleaned_data["question"]
+    if question_id is not None:
+        return state.content.question(question_id)
+    return state.content.at(number)
+
+
 def _render_step(
     request: HtmxHttpRequest,
     state: AttemptState,
@@ -307,6 +324,7 @@ def _render_step(
     if question is None:  # callers render steps the attempt has; this would be a bug
         raise Http404("No such step.")
     answer = state.answer_for(question)
+    choices = state.choices_of(question)
     context = {
         "attempt": state.attempt,
         "quiz": state.attempt.quiz,
@@ -317,7 +335,8 @@ def _render_step(
         "answer": answer,
         # Exam mode shows a saved answer as the form's choice, and no feedback.
         "feedback": answer if state.shows_feedback else None,
-        "choices": state.choices_of(question),
+        "choices": choices,
+        "verdicts": answer.choice_verdicts(choices) if answer and state.shows_feedback else [],
         "form": form or AnswerForm(),
         "error": error,
         "saved": saved,
@@ -338,8 +357,10 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number)
-    form = AnswerForm(request.POST)
-    if not form.is_valid():
+    form = AnswerForm(_answer_data(request))
+    sent = form.response_for(_question_seen(state, number, form)) if form.is_valid() else None
+    if sent is None:
+        # Nothing readable (no choice, a number in letters): said on the step, nothing written.
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number, form=form, status=422)
@@ -347,7 +368,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         state=state,
         number=number,
         question_id=form.cleaned_data["question"],
-        choice_id=form.cleaned_data["choice"],
+        response=sent,
     )
     if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED, Step.TIME_UP):
         if outcome.message:
@@ -398,7 +419,12 @@ def attempt_result(request: LearnerRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "quizzes/result.html",
-        {"attempt": attempt, "quiz": attempt.quiz, "state": state, "review": state.review()},
+        {
+            "attempt": attempt,
+            "quiz": attempt.quiz,
+            "state": state,
+            "review": state.review(),
+        },
     )
 
 
