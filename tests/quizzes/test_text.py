@@ -346,8 +346,8 @@ def test_the_check_for_executable_parts_finds_them_in_unsanitised_html():
     assert executable_parts(raw) == [
         "script",
         "img",
-        "img[onerror]",
         "img[src]",
+        "img[onerror]",
         "a[href= JaVa\tScript:x]",
         "p[style]",
     ]
