@@ -17,6 +17,7 @@ from .instructors.forms import (
     QuestionInlineFormSet,
     QuizForm,
 )
+from .instructors.preview import QuestionPreviewMixin
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
@@ -91,7 +92,9 @@ class QuizAdmin(
 
 
 @admin.register(Question)
-class QuestionAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin):
+class QuestionAdmin(
+    QuestionPreviewMixin, MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin
+):
     list_display = ["__str__", "prompt", "quiz", "position"]
     list_filter = ["quiz"]
     list_select_related = ["quiz"]
