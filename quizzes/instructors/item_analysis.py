@@ -57,6 +57,13 @@ class ItemStats:
         return None if self.facility is None else round(100 * self.facility)
 
     @property
+    def discrimination_percent(self) -> int | None:
+        """The index as the length of a bar out of 100: a negative index draws none."""
+        if self.discrimination is None:
+            return None
+        return min(max(round(100 * self.discrimination), 0), 100)
+
+    @property
     def flagged(self) -> bool:
         return self.discrimination is not None and self.discrimination < DISCRIMINATION_THRESHOLD
 

@@ -1,5 +1,6 @@
 """The instructors' pages in the admin: GIFT import and export, item analysis, the attempts
-CSV and translation coverage, as views of the quiz admin (`InstructorToolsMixin`).
+CSV, translation coverage, and the grades report with a learner's record and an attempt's
+review, as views of the quiz admin (`InstructorToolsMixin`).
 
 `get_urls` routes them through `admin_site.admin_view` (staff only, never cached,
 CSRF-protected); each view then checks the model permissions it needs.
@@ -8,20 +9,27 @@ CSRF-protected); each view then checks the model permissions it needs.
 from __future__ import annotations
 
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
+from django.utils.html import format_html
+from django.utils.translation import get_language_bidi, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_safe
 
-from ..models import Guide, Quiz
+from .. import history
+from ..attempts import attempt_state
+from ..models import Attempt, Guide, Quiz
 from .coverage import translation_coverage
-from .exports import attempts_csv_response, gift_download
+from .exports import attempts_csv_response, csv_stream, gift_download
+from .grades import PER_PAGE, ReportFilters, grades_csv_rows, grades_report, learner_attempts
 from .imports import GiftImportError, quiz_import_gift
 from .item_analysis import DISCRIMINATION_THRESHOLD, item_analysis
 
@@ -84,6 +92,22 @@ class InstructorToolsMixin:
                 name=f"{name}_translations",
             ),
             path(
+                "learners/<int:user_id>/",
+                view(self.learner_record_view),
+                name=f"{name}_learner",
+            ),
+            path("<path:object_id>/results/", view(self.grades_view), name=f"{name}_results"),
+            path(
+                "<path:object_id>/results.csv",
+                view(self.grades_csv_view),
+                name=f"{name}_results_csv",
+            ),
+            path(
+                "<path:object_id>/results/<int:attempt_id>/",
+                view(self.attempt_review_view),
+                name=f"{name}_attempt_review",
+            ),
+            path(
                 "<path:object_id>/item-analysis/",
                 view(self.item_analysis_view),
                 name=f"{name}_item_analysis",
@@ -104,6 +128,17 @@ class InstructorToolsMixin:
     def has_view_attempts_permission(self, request) -> bool:
         """Learners' attempts and answers: item analysis and the CSV export need both."""
         return request.user.has_perms(["quizzes.view_attempt", "quizzes.view_answer"])
+
+    def get_list_display(self, request):
+        columns = list(super().get_list_display(request))
+        if self.has_view_attempts_permission(request):
+            columns.append("results_link")
+        return columns
+
+    @admin.display(description=gettext_lazy("results"))
+    def results_link(self, quiz: Quiz) -> str:
+        url = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_results", args=[quiz.pk])
+        return format_html('<a href="{}">{}</a>', url, _("Grades"))
 
     def has_view_content_permission(self, request) -> bool:
         """Questions and choices, the answer key with them: a GIFT export holds all of it."""
@@ -190,6 +225,7 @@ class InstructorToolsMixin:
                 original=quiz,
                 analysis=analysis,
                 threshold=DISCRIMINATION_THRESHOLD,
+                threshold_percent=round(100 * DISCRIMINATION_THRESHOLD),
             ),
         )
 
@@ -229,6 +265,110 @@ class InstructorToolsMixin:
         return attempts_csv_response(
             Quiz.objects.filter(pk=quiz.pk), filename=f"attempts-{quiz.slug}.csv"
         )
+
+    @method_decorator(require_safe)
+    def grades_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        self.require_attempts_permission(request)
+        quiz = self.quiz_or_404(request, object_id)
+        self.require_attempts_permission(request, quiz)
+        filters = ReportFilters.from_query(request.GET)
+        report = grades_report(
+            quiz, filters, page_number=request.GET.get("p"), rtl=get_language_bidi()
+        )
+        return TemplateResponse(
+            request,
+            "admin/quizzes/grades.html",
+            self.tool_context(
+                request,
+                _("Grades: %(quiz)s") % {"quiz": quiz},
+                original=quiz,
+                report=report,
+                filters=filters,
+                choices=_filter_choices(filters),
+                not_answered=_("Not answered"),
+            ),
+        )
+
+    @method_decorator(require_safe)
+    def grades_csv_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        self.require_attempts_permission(request)
+        quiz = self.quiz_or_404(request, object_id)
+        self.require_attempts_permission(request, quiz)
+        filters = ReportFilters.from_query(request.GET)
+        return csv_stream(
+            grades_csv_rows(quiz, filters), filename=f"grades-{quiz.slug}-{filters.which}.csv"
+        )
+
+    @method_decorator(require_safe)
+    def attempt_review_view(
+        self, request: HttpRequest, object_id: str, attempt_id: int
+    ) -> HttpResponse:
+        """The attempt's review as its learner sees it on their result page; read-only."""
+        self.require_attempts_permission(request)
+        quiz = self.quiz_or_404(request, object_id)
+        self.require_attempts_permission(request, quiz)
+        attempt = get_object_or_404(
+            Attempt.objects.select_related("user", "quiz__guide"), pk=attempt_id, quiz=quiz
+        )
+        state = attempt_state(attempt)
+        return TemplateResponse(
+            request,
+            "admin/quizzes/attempt_review.html",
+            self.tool_context(
+                request,
+                _("Attempt by %(learner)s") % {"learner": attempt.user.get_username()},
+                original=quiz,
+                attempt=attempt,
+                quiz=quiz,
+                review=state.review(),
+            ),
+        )
+
+    @method_decorator(require_safe)
+    def learner_record_view(self, request: HttpRequest, user_id: int) -> HttpResponse:
+        """A learner's attempts on every quiz, as their own history lists them; read-only."""
+        if not (self.has_view_permission(request) and self.has_view_attempts_permission(request)):
+            raise PermissionDenied
+        learner = get_object_or_404(get_user_model(), pk=user_id)
+        page = Paginator(learner_attempts(learner), PER_PAGE).get_page(request.GET.get("p"))
+        return TemplateResponse(
+            request,
+            "admin/quizzes/learner_record.html",
+            self.tool_context(
+                request,
+                _("Record of %(learner)s") % {"learner": learner.get_username()},
+                learner=learner,
+                page=page,
+                summaries=history.per_quiz(learner),
+            ),
+        )
+
+
+def _filter_choices(filters: ReportFilters) -> dict:
+    """The report's links: filters as (label, query string, whether it is the current one),
+    and per sortable column the query that sorts by it and how it is sorted now."""
+    which = {
+        "all": _("All attempts"),
+        "first": _("First attempt"),
+        "best": _("Best attempt"),
+        "last": _("Last attempt"),
+    }
+    states = {"all": _("Any state"), "finished": _("Finished"), "in_progress": _("In progress")}
+    sort = {}
+    for key in ("started", "score"):
+        aria = {key: "ascending", f"-{key}": "descending"}.get(filters.order)
+        # A first click sorts from the latest or the highest; a second one reverses.
+        order = key if aria == "descending" else f"-{key}"
+        sort[key] = {"query": filters.query(order=order), "aria": aria}
+    return {
+        "sort": sort,
+        "which": [
+            (label, filters.query(which=key), key == filters.which) for key, label in which.items()
+        ],
+        "state": [
+            (label, filters.query(state=key), key == filters.state) for key, label in states.items()
+        ],
+    }
 
 
 def _line(problem) -> int:

@@ -20,15 +20,13 @@ import subprocess  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
-from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.test import Client  # noqa: E402
 from playwright.sync_api import BrowserContext, Page, expect  # noqa: E402
 
 from quizzes.models import Choice, Guide, Question, Quiz  # noqa: E402
 from tests import factories  # noqa: E402
 
-from .support import DESKTOP  # noqa: E402
+from .support import DESKTOP, sign_in  # noqa: E402
 
 E2E_DIR = Path(__file__).resolve().parent
 REPO_DIR = E2E_DIR.parents[1]
@@ -207,10 +205,5 @@ def learner(live_server, transactional_db):
 @pytest.fixture
 def signed_in(context: BrowserContext, live_server, learner):
     """The browser context holds a session of `learner`, made without the sign-in form."""
-    client = Client()
-    client.force_login(learner)
-    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
-    context.add_cookies(
-        [{"name": cookie.key, "value": cookie.value, "url": live_server.url, "httpOnly": True}]
-    )
+    sign_in(context, live_server.url, learner)
     return learner

@@ -6,10 +6,23 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from django.conf import settings
+from django.test import Client
+from playwright.sync_api import BrowserContext, Page, expect
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Attempt, Quiz
+
+
+def sign_in(context: BrowserContext, base_url: str, user) -> None:
+    """Give the browser context a session of `user`, made without the sign-in form."""
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
+    context.add_cookies(
+        [{"name": cookie.key, "value": cookie.value, "url": base_url, "httpOnly": True}]
+    )
+
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import statistics
 
 import pytest
@@ -171,7 +172,28 @@ def test_instructor_sees_the_analysis_with_the_weak_question_flagged(
     assert "1 question discriminates poorly (below 0.3)." in page
     assert page.count("icon-alert.svg") == 1
     assert "0.65" in page and "0.33" in page
-    assert '<meter min="0" max="100" value="40">40%</meter>' in page
+    # Each choice's share is a bar beside its number, with its title as a text alternative.
+    assert re.search(
+        r'<svg viewBox="0 0 100 10" class="share-bar" role="img" '
+        r'aria-label="Picked in 40% of the answers">\s*<title>Picked in 40% of the answers</title>'
+        r'.*?<rect x="0" y="0" width="40" height="10" class="chart-bar"/>.*?</svg>\s*40%',
+        page,
+        re.S,
+    )
+
+
+def test_facility_and_discrimination_are_bars_with_the_threshold_marked(
+    instructor_client, analysed_quiz
+):
+    page = instructor_client.get(_url(analysed_quiz)).content.decode()
+
+    assert "Facility 60%; the line marks 0.3" in page
+    assert "Discrimination 0.65; the line marks 0.3" in page
+    assert page.count('<line x1="30" x2="30" y1="0" y2="10" class="chart-threshold"/>') == 6
+    # A bar grows from the start of the line: the right, in Arabic.
+    arabic = instructor_client.get(_url(analysed_quiz).replace("/en/", "/ar/")).content.decode()
+    assert 'transform="matrix(-1 0 0 1 100 0)"' in arabic
+    assert "matrix(-1" not in page
 
 
 def test_analysis_of_all_attempts_on_request(instructor_client, analysed_quiz):

@@ -1,0 +1,405 @@
+"""The grades report of a quiz: a row per attempt, a column per question with its mark.
+
+The filters choose the attempts (each learner's first, best or last, or all of them; finished,
+in progress or both); the report pages through them in a fixed number of queries however many
+there are (the page's attempts, their answers, the questions, the foot's sums per question, the
+histogram's counts per score), and the CSV streams them in chunks.
+
+A question's mark in an attempt comes from `cell_mark` (Python) and `MARK` (the same in SQL):
+1 for a right answer, 0 for a wrong one. When questions with partial credit arrive, those two
+change and the rest follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from decimal import Decimal
+from itertools import batched
+from urllib.parse import urlencode
+
+from django.core.paginator import Page, Paginator
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    FloatField,
+    IntegerField,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Cast, NullIf, RowNumber
+from django.http import QueryDict
+from django.template.defaultfilters import floatformat
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
+
+from ..models import Answer, Attempt, Question, Quiz
+from .exports import csv_cell
+
+PER_PAGE = 50
+CSV_CHUNK = 1000
+
+# --- Marks: the one place that says what an answer is worth --------------------------------
+
+FULL_MARK = 1
+# The mark of an answer in SQL, for sums over many answers.
+MARK = Case(When(is_correct=True, then=Value(1)), default=Value(0), output_field=IntegerField())
+# The answer's fields that `cell_mark` reads, for queries that load no more than they need.
+MARK_FIELDS = ("is_correct",)
+
+
+def cell_mark(answer) -> int | Decimal:
+    """What `answer` (an Answer, or any object with its MARK_FIELDS) earned: 0 to FULL_MARK."""
+    return FULL_MARK if answer.is_correct else 0
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A cell of the grid: the mark, and whether it is all, none or part of the full mark."""
+
+    value: int | Decimal
+
+    @property
+    def full(self) -> bool:
+        return self.value >= FULL_MARK
+
+    @property
+    def none(self) -> bool:
+        return self.value <= 0
+
+    @property
+    def cell(self) -> str:
+        """The grid's cell: a symbol for the eye and a word for a screen reader. Rendered here
+        rather than in the template: a page has hundreds of cells."""
+        if self.full:
+            return format_html(_CELL, "mark--right", "✓", _("Right"))
+        if self.none:
+            return format_html(_CELL, "mark--wrong", "✗", _("Wrong"))
+        return format_html('<span class="mark--part">{}</span>', floatformat(self.value, "-2"))
+
+
+_CELL = '<span class="{}" aria-hidden="true">{}</span><span class="visually-hidden">{}</span>'
+
+
+# --- Which attempts ------------------------------------------------------------------------
+
+WHICH = ("all", "first", "best", "last")
+STATES = ("all", "finished", "in_progress")
+ORDERS = ("-started", "started", "-score", "score")
+
+
+@dataclass(frozen=True)
+class ReportFilters:
+    """The report's query string; anything unknown falls back to the default."""
+
+    which: str = "all"
+    state: str = "all"
+    order: str = "-started"
+
+    @classmethod
+    def from_query(cls, query: QueryDict) -> ReportFilters:
+        def pick(name: str, allowed: tuple[str, ...]) -> str:
+            value = query.get(name, "")
+            return value if value in allowed else allowed[0]
+
+        return cls(
+            which=pick("attempts", WHICH),
+            state=pick("state", STATES),
+            order=pick("o", ORDERS),
+        )
+
+    def query(self, **changes: str) -> str:
+        """This report's query string with `changes` (which, state, order), from page 1."""
+        filters = replace(self, **changes)
+        return "?" + urlencode(
+            {"attempts": filters.which, "state": filters.state, "o": filters.order}
+        )
+
+
+def _ratio():
+    """Score out of total for a finished attempt; NULL in progress (no score yet)."""
+    ratio = Cast(F("score"), FloatField()) / NullIf(Cast(F("total"), FloatField()), 0.0)
+    return Case(When(finished_at__isnull=False, then=ratio), default=None)
+
+
+def report_attempts(quiz: Quiz, filters: ReportFilters) -> QuerySet[Attempt]:
+    """The attempts the filters choose, sorted as asked (ties: the earlier-started first)."""
+    attempts = Attempt.objects.filter(quiz=quiz)
+    if filters.state == "finished":
+        attempts = attempts.finished()
+    elif filters.state == "in_progress":
+        attempts = attempts.in_progress()
+    if filters.which != "all":
+        rank = {
+            "first": [F("started_at").asc(), F("pk").asc()],
+            "last": [F("started_at").desc(), F("pk").desc()],
+            # As the learner's history ranks them: the higher share, then the more recent.
+            "best": [F("ratio").desc(nulls_last=True), F("finished_at").desc(), F("pk").desc()],
+        }[filters.which]
+        numbered = attempts.annotate(
+            ratio=_ratio(),
+            number=Window(RowNumber(), partition_by=F("user"), order_by=rank),
+        )
+        attempts = Attempt.objects.filter(pk__in=numbered.filter(number=1).values("pk"))
+    descending = filters.order.startswith("-")
+    key = F("ratio") if filters.order.endswith("score") else F("started_at")
+    key = key.desc(nulls_last=True) if descending else key.asc(nulls_last=True)
+    return attempts.annotate(ratio=_ratio()).order_by(key, "started_at", "pk")
+
+
+# --- The report ----------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    attempt: Attempt
+    marks: list[Mark | None]  # Per question in quiz order; None: not answered.
+
+    @property
+    def duration(self) -> timedelta | None:
+        if self.attempt.finished_at is None:
+            return None
+        return self.attempt.finished_at - self.attempt.started_at
+
+    @property
+    def duration_text(self) -> str:
+        """H:MM:SS, the same in both languages."""
+        if self.duration is None:
+            return ""
+        seconds = max(int(self.duration.total_seconds()), 0)
+        return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+@dataclass
+class QuestionFoot:
+    question: Question
+    answers: int
+    marks: int | Decimal
+
+    @property
+    def average(self) -> float | None:
+        """Mean mark out of FULL_MARK, over the chosen attempts that answered it."""
+        return float(self.marks) / self.answers if self.answers else None
+
+    @property
+    def average_percent(self) -> int | None:
+        average = self.average
+        return None if average is None else round(100 * average / FULL_MARK)
+
+
+@dataclass
+class Bar:
+    low: int  # Percent, inclusive.
+    high: int  # Percent: exclusive, except 100 in the last band.
+    count: int
+    x: float = 0.0
+    y: float = 0.0
+    height: float = 0.0
+    width: float = 0.0
+
+    @property
+    def middle(self) -> float:
+        return self.x + self.width / 2
+
+
+@dataclass
+class Histogram:
+    """The finished attempts' scores in ten bands of ten percent, placed on an SVG canvas."""
+
+    bars: list[Bar]
+    attempts_total: int = 0  # In progress too.
+    average_percent: int | None = None  # Mean score of the attempts counted.
+    width: int = 480
+    height: int = 200
+    top: int = 20  # Room for the counts above the bars.
+    bottom: int = 24  # Room for the bands' labels below them.
+    side: int = 8
+
+    @property
+    def baseline(self) -> int:
+        return self.height - self.bottom
+
+    @property
+    def label_y(self) -> int:
+        return self.height - 6
+
+    @property
+    def right(self) -> int:
+        return self.width - self.side
+
+    @property
+    def total(self) -> int:
+        return sum(bar.count for bar in self.bars)
+
+
+BANDS = 10
+
+
+def score_histogram(attempts: QuerySet[Attempt], *, rtl: bool = False) -> Histogram:
+    """Counts of finished attempts per score band; in right-to-left, 0 % is on the right.
+
+    `attempts_total` counts the attempts in progress too: the report's paginator needs no
+    query of its own.
+    """
+    counts = [0] * BANDS
+    percent_sum = 0.0
+    attempts_total = 0
+    rows = (
+        attempts.order_by()
+        .values("score", "total", in_progress=Q(finished_at__isnull=True))
+        .annotate(count=Count("pk"))
+    )
+    for row in rows:
+        attempts_total += row["count"]
+        if row["in_progress"] or not row["total"]:
+            continue
+        band = min(BANDS * row["score"] // row["total"], BANDS - 1)
+        counts[int(band)] += row["count"]
+        percent_sum += 100 * row["score"] / row["total"] * row["count"]
+    chart = Histogram(bars=[], attempts_total=attempts_total)
+    if sum(counts):
+        chart.average_percent = round(percent_sum / sum(counts))
+    slot = (chart.width - 2 * chart.side) / BANDS
+    usable = chart.baseline - chart.top
+    tallest = max(counts) or 1
+    for band, count in enumerate(counts):
+        step = BANDS - 1 - band if rtl else band
+        height = usable * count / tallest
+        chart.bars.append(
+            Bar(
+                low=band * 100 // BANDS,
+                high=(band + 1) * 100 // BANDS,
+                count=count,
+                x=chart.side + step * slot + slot * 0.1,
+                width=slot * 0.8,
+                y=chart.baseline - height,
+                height=height,
+            )
+        )
+    return chart
+
+
+@dataclass
+class GradesReport:
+    quiz: Quiz
+    filters: ReportFilters
+    questions: list[Question]
+    page: Page
+    rows: list[Row]
+    foot: list[QuestionFoot]
+    histogram: Histogram
+
+
+def _marks_by_attempt(attempt_ids: list[int]) -> dict[int, dict[int, Mark]]:
+    marks: dict[int, dict[int, Mark]] = {}
+    answers = (
+        Answer.objects.filter(attempt_id__in=attempt_ids)
+        .order_by()
+        .only("attempt_id", "question_id", *MARK_FIELDS)
+    )
+    for answer in answers:
+        marks.setdefault(answer.attempt_id, {})[answer.question_id] = Mark(cell_mark(answer))
+    return marks
+
+
+def question_feet(attempts: QuerySet[Attempt], questions: list[Question]) -> list[QuestionFoot]:
+    """Per question: how many of the chosen attempts answered it, and their marks' sum."""
+    sums = {
+        row["question_id"]: row
+        for row in Answer.objects.filter(attempt__in=attempts.order_by().values("pk"))
+        .order_by()
+        .values("question_id")
+        .annotate(answers=Count("pk"), marks=Sum(MARK))
+    }
+    return [
+        QuestionFoot(
+            question=question,
+            answers=sums.get(question.pk, {}).get("answers", 0),
+            marks=sums.get(question.pk, {}).get("marks") or 0,
+        )
+        for question in questions
+    ]
+
+
+def grades_report(
+    quiz: Quiz, filters: ReportFilters, *, page_number=None, rtl: bool = False
+) -> GradesReport:
+    attempts = report_attempts(quiz, filters)
+    histogram = score_histogram(attempts, rtl=rtl)
+    paginator = Paginator(attempts.select_related("user"), PER_PAGE)
+    paginator.count = histogram.attempts_total  # Counted with the histogram's query.
+    page = paginator.get_page(page_number)
+    questions = list(quiz.questions.order_by("position"))
+    marks = _marks_by_attempt([attempt.pk for attempt in page.object_list])
+    rows = [
+        Row(
+            attempt=attempt,
+            marks=[marks.get(attempt.pk, {}).get(question.pk) for question in questions],
+        )
+        for attempt in page.object_list
+    ]
+    return GradesReport(
+        quiz=quiz,
+        filters=filters,
+        questions=questions,
+        page=page,
+        rows=rows,
+        foot=question_feet(attempts, questions),
+        histogram=histogram,
+    )
+
+
+# --- The same as CSV -----------------------------------------------------------------------
+
+
+def grades_csv_rows(quiz: Quiz, filters: ReportFilters) -> Iterator[list]:
+    """The report's rows as CSV, a column per question (its mark; empty when unanswered).
+
+    Attempts come from the database cursor in chunks, each chunk's answers in one query: a
+    report of any size streams in bounded memory.
+    """
+    questions = list(quiz.questions.order_by("position"))
+    yield [
+        "attempt_id",
+        "learner",
+        "state",
+        "started_at",
+        "finished_at",
+        "duration_seconds",
+        "score",
+        "total",
+        *(f"Q{question.position}" for question in questions),
+    ]
+    attempts = report_attempts(quiz, filters).select_related("user")
+    for chunk in batched(attempts.iterator(chunk_size=CSV_CHUNK), CSV_CHUNK):
+        marks = _marks_by_attempt([attempt.pk for attempt in chunk])
+        for attempt in chunk:
+            row = Row(attempt=attempt, marks=[])
+            finished = attempt.is_finished
+            cells = [
+                attempt.pk,
+                attempt.user.get_username(),
+                "finished" if finished else "in_progress",
+                attempt.started_at,
+                attempt.finished_at,
+                int(row.duration.total_seconds()) if finished else None,
+                attempt.score if finished else None,
+                attempt.total if finished else None,
+            ]
+            mine = marks.get(attempt.pk, {})
+            cells += [
+                mark.value if (mark := mine.get(question.pk)) is not None else None
+                for question in questions
+            ]
+            yield [csv_cell(value) for value in cells]
+
+
+def learner_attempts(user) -> QuerySet[Attempt]:
+    """A learner's attempts on every quiz, newest first, for the instructors' record."""
+    return Attempt.objects.filter(user=user).select_related("quiz").order_by("-started_at", "-pk")

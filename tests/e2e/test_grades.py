@@ -1,0 +1,68 @@
+"""An instructor reads a seed quiz's grades after two learners took it, in both languages:
+the marks match their answers, and every report page is axe-clean."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Permission
+from playwright.sync_api import Page, expect
+
+from tests import factories
+
+from . import support
+
+# What an instructor needs to read the reports (the Instructors group has it, among more;
+# the group comes from a migration, which the browser tests' emptied database has lost).
+REPORT_PERMISSIONS = ["view_quiz", "view_question", "view_choice", "view_attempt", "view_answer"]
+WRONG = {"amina": {2, 5}, "bilal": {1}}
+
+
+@pytest.fixture
+def instructor_browser(context, live_server, transactional_db):
+    instructor = factories.make_user("ustadha", is_staff=True)
+    instructor.user_permissions.add(*Permission.objects.filter(codename__in=REPORT_PERMISSIONS))
+    support.sign_in(context, live_server.url, instructor)
+    return instructor
+
+
+def _check(page: Page, axe_source: str, screenshots_dir, name: str) -> None:
+    support.assert_accessible(page, axe_source, name)
+    support.screenshot(page, screenshots_dir, name)
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_instructor_reads_two_learners_marks_in_both_languages(
+    page: Page, seeded, instructor_browser, axe_source, screenshots_dir, lang
+):
+    quiz = seeded["activation-recomputation"]
+    for name, wrong in WRONG.items():
+        support.answer_in_db(factories.make_user(name), quiz, 8, wrong=frozenset(wrong))
+
+    response = page.goto(f"/{lang}/admin/quizzes/quiz/{quiz.pk}/results/")
+    assert response is not None and response.status == 200
+    assert page.evaluate("document.documentElement.dir") == ("rtl" if lang == "ar" else "ltr")
+    rows = page.locator("#grades tbody tr")
+    expect(rows).to_have_count(2)
+    for name, wrong in WRONG.items():
+        symbols = rows.filter(has_text=name).locator("td.mark span[aria-hidden=true]")
+        expected = ["✗" if number in wrong else "✓" for number in range(1, 9)]
+        assert symbols.all_text_contents() == expected
+    chart = page.locator("svg.score-histogram__svg")
+    expect(chart).to_have_attribute("role", "img")
+    assert chart.locator("title").text_content().strip()
+    # 6 of 8 (75 %) and 7 of 8 (87.5 %): one attempt in each of two bands, shown as numbers.
+    assert chart.locator("text.chart-count").all_text_contents().count("1") == 2
+    _check(page, axe_source, screenshots_dir, f"admin-grades-{lang}")
+
+    rows.filter(has_text="amina").get_by_role("link", name="amina").click()
+    expect(page.locator("#learner-attempts tbody tr")).to_have_count(1)
+    _check(page, axe_source, screenshots_dir, f"admin-learner-record-{lang}")
+
+    page.locator("#learner-attempts tbody tr a").last.click()
+    expect(page.locator(".review__item--wrong")).to_have_count(2)
+    expect(page.locator(".review__item--right")).to_have_count(6)
+    _check(page, axe_source, screenshots_dir, f"admin-attempt-review-{lang}")
+
+    page.goto(f"/{lang}/admin/quizzes/quiz/{quiz.pk}/item-analysis/")
+    expect(page.locator("svg.share-bar").first).to_be_visible()
+    _check(page, axe_source, screenshots_dir, f"admin-item-analysis-{lang}")
