@@ -55,11 +55,15 @@ SERVER_KINDS = ("app", "postgres", "redis")
 STEP = re.compile(r"/en/attempts/(\d+)/questions/(\d+)/")
 BROWSER_HEADERS = {"Accept-Encoding": "gzip, deflate, br", "Accept-Language": "en"}
 
-# The targets.
-MIN_ANSWER_RATIO = 0.40
-MIN_QUESTION_RATIO = 0.60
-MAX_QUERIES_ANSWER = 6
-MAX_QUERIES_QUESTION = 4
+# The targets, against the signed-in floor: the limit of any view that must know its learner
+# (the site's middleware, session and authentication, nothing else), so a step's own work is
+# what is measured.
+MIN_QUESTION_OF_FLOOR = 0.60
+MIN_ANSWER_OF_FLOOR = 0.50
+MIN_PAGE_OF_FLOOR = 0.50
+# The worst answer: the one that finishes an attempt, or a miss that writes its review card.
+MAX_QUERIES_ANSWER = 7
+MAX_QUERIES_QUESTION = 3
 MAX_FRAGMENT_BYTES = 4 * 1024
 MAX_FIRST_PAGE_BYTES = 60 * 1024
 
@@ -482,8 +486,8 @@ def run(args: argparse.Namespace) -> int:
                 answer = bench.answer(args.seconds)
                 phases["answer"].add(answer)
                 answer_rate = answer["responses"] / (answer["duration_us"] / 1e6)
-            bench.ensure_fresh(args.connections * 2)
-            phases["page"].add(bench.question(args.seconds, page=True))
+                bench.ensure_fresh(args.connections * 2)
+                phases["page"].add(bench.question(args.seconds, page=True))
             bench.check_results()
             bench.check_scores()
         verdict = services.site_task(env, "verify")
@@ -584,18 +588,24 @@ def _which(program: str) -> bool:
 
 
 def report(phases: dict[str, Phase], sizes: dict, failures: list[str]) -> int:
-    healthz, question, answer = phases["healthz"], phases["question"], phases["answer"]
-    answer_ratio = answer.rps / healthz.rps if healthz.rps else 0.0
-    question_ratio = question.rps / healthz.rps if healthz.rps else 0.0
+    healthz, floor = phases["healthz"], phases["signed-in"]
+    question, answer, page = phases["question"], phases["answer"], phases["page"]
+
+    def of_floor(phase: Phase) -> float:
+        return phase.rps / floor.rps if floor.rps else 0.0
+
+    r1, r2, r3 = of_floor(question), of_floor(answer), of_floor(page)
     p99 = max(answer.p99_ms, default=0.0)
     checks = [
-        ("answer/healthz", answer_ratio >= MIN_ANSWER_RATIO, f"{answer_ratio:.2f} >= 0.40"),
-        ("question/healthz", question_ratio >= MIN_QUESTION_RATIO, f"{question_ratio:.2f} >= 0.60"),
+        ("question/floor", r1 >= MIN_QUESTION_OF_FLOOR, f"{r1:.2f} >= {MIN_QUESTION_OF_FLOOR}"),
+        ("answer/floor", r2 >= MIN_ANSWER_OF_FLOOR, f"{r2:.2f} >= {MIN_ANSWER_OF_FLOOR}"),
+        ("page/floor", r3 >= MIN_PAGE_OF_FLOOR, f"{r3:.2f} >= {MIN_PAGE_OF_FLOOR}"),
         (
             "queries",
             answer.most_queries <= MAX_QUERIES_ANSWER
             and question.most_queries <= MAX_QUERIES_QUESTION,
-            f"answer {answer.most_queries} <= 6, question {question.most_queries} <= 4",
+            f"answer {answer.most_queries} <= {MAX_QUERIES_ANSWER}, "
+            f"question {question.most_queries} <= {MAX_QUERIES_QUESTION}",
         ),
         (
             "sizes",
@@ -606,7 +616,6 @@ def report(phases: dict[str, Phase], sizes: dict, failures: list[str]) -> int:
             f"{sizes.get('first_page_without_fonts', 0) / 1024:.1f} KB",
         ),
     ]
-    page, floor = phases["page"], phases["signed-in"]
     print(
         "bench: server CPU per request (app + PostgreSQL + Redis): "
         + ", ".join(
@@ -614,22 +623,6 @@ def report(phases: dict[str, Phase], sizes: dict, failures: list[str]) -> int:
             for phase in (healthz, floor, question, answer, page)
             if phase.requests
         )
-        + (
-            f"; healthz/answer {healthz.cpu_ms / answer.cpu_ms:.2f}, "
-            f"healthz/question {healthz.cpu_ms / question.cpu_ms:.2f}"
-            if answer.cpu_ms and question.cpu_ms
-            else ""
-        )
-    )
-    if floor.rps and healthz.rps:
-        print(
-            f"bench: signed-in floor (session and user, no work of a view's own), not a target: "
-            f"{floor.rps:.0f} rps, {floor.rps / healthz.rps:.2f} of healthz; of the floor: "
-            f"question {question.rps / floor.rps:.2f}, answer {answer.rps / floor.rps:.2f}"
-        )
-    print(
-        f"bench: full question page (no htmx), not a target: {page.rps:.0f} rps, "
-        f"{page.rps / healthz.rps if healthz.rps else 0:.2f} of healthz"
     )
     for name, passed, detail in checks:
         print(f"bench: target {name}: {'met' if passed else 'MISSED'} ({detail})")
@@ -637,9 +630,10 @@ def report(phases: dict[str, Phase], sizes: dict, failures: list[str]) -> int:
         print(f"bench: FAILED {failure}")
     print(
         f"bench: answer {answer.rps:.0f} rps, question {question.rps:.0f} rps, "
-        f"healthz {healthz.rps:.0f} rps, answer/healthz {answer_ratio:.2f}, "
-        f"question/healthz {question_ratio:.2f}, p99 answer {p99:.1f} ms, "
-        f"queries/answer {answer.most_queries}, queries/question {question.most_queries}",
+        f"page {page.rps:.0f} rps, floor {floor.rps:.0f} rps, healthz {healthz.rps:.0f} rps, "
+        f"question/floor {r1:.2f}, answer/floor {r2:.2f}, page/floor {r3:.2f}, "
+        f"p99 answer {p99:.1f} ms, queries/answer {answer.most_queries}, "
+        f"queries/question {question.most_queries}",
         flush=True,
     )
     return 0 if all(passed for _, passed, _ in checks) and not failures else 1

@@ -16,12 +16,13 @@ from .instructors.forms import (
     ChoiceInlineFormSet,
     QuestionInlineFormSet,
     QuizForm,
+    QuizOverrideForm,
 )
 from .instructors.preview import QuestionPreviewMixin
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
-from .models import Answer, Attempt, Choice, Guide, Question, Quiz
+from .models import Answer, Attempt, Choice, Guide, Question, Quiz, QuizOverride
 
 
 class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
@@ -44,6 +45,17 @@ class QuestionInline(BilingualFieldsMixin, TranslationStackedInline):
     show_change_link = True
 
 
+class QuizOverrideInline(admin.TabularInline):
+    """Per-learner extra time and attempts, from that learner's next start."""
+
+    model = QuizOverride
+    form = QuizOverrideForm
+    fields = ["username", "extra_time", "extra_attempts"]
+    extra = 0
+    verbose_name = _("learner override")
+    verbose_name_plural = _("learner overrides (extra time, extra attempts)")
+
+
 @admin.register(Guide)
 class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin):
     list_display = ["title", "url"]
@@ -57,19 +69,50 @@ class QuizAdmin(
     InstructorToolsMixin, MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin
 ):
     form = QuizForm
-    list_display = ["title", "difficulty", "guide", "is_published", "question_count", "updated_at"]
-    list_filter = ["difficulty", "is_published", "guide"]
+    list_display = [
+        "title",
+        "difficulty",
+        "guide",
+        "is_published",
+        "feedback",
+        "question_count",
+        "updated_at",
+    ]
+    list_filter = ["difficulty", "is_published", "feedback", "guide"]
     search_fields = ["title_en", "title_ar", "description_en", "description_ar", "slug"]
     prepopulated_fields = {"slug": ["title_en"]}
     list_select_related = ["guide"]
-    fields = [
-        ("title_en", "title_ar"),
-        "slug",
-        ("description_en", "description_ar"),
-        ("difficulty", "guide"),
-        "is_published",
+    fieldsets = [
+        (
+            None,
+            {
+                "fields": [
+                    ("title_en", "title_ar"),
+                    "slug",
+                    ("description_en", "description_ar"),
+                    ("difficulty", "guide"),
+                    "is_published",
+                ]
+            },
+        ),
+        (
+            _("Settings"),
+            {
+                "description": _(
+                    "How learners take this quiz. A change applies from each learner's next "
+                    "start: attempts in progress keep the mode, deadline and order of choices "
+                    "they started with."
+                ),
+                "fields": [
+                    "feedback",
+                    ("time_limit", "max_attempts"),
+                    ("opens_at", "closes_at"),
+                    "shuffle_choices",
+                ],
+            },
+        ),
     ]
-    inlines = [QuestionInline]
+    inlines = [QuestionInline, QuizOverrideInline]
     # Instructor tools (quizzes.instructors.tools): links on the list and on each quiz's page.
     change_list_template = "admin/quizzes/quiz/change_list.html"
     change_form_template = "admin/quizzes/quiz/change_form.html"

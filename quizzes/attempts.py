@@ -8,7 +8,9 @@ that may finish an attempt on reading is `attempt_settle`, which views call expl
 from __future__ import annotations
 
 import enum
+import random
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
@@ -16,12 +18,13 @@ from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from .availability import DEADLINE_GRACE, quiz_availability
 from .content import QuizContent, quiz_content
+from .models import Answer, Attempt, Choice, Question, Quiz
+from .review import card_record_quiz_answer, cards_record_answers
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
-from .models import Answer, Attempt, Question, Quiz
-from .review import card_record_quiz_answer
 
 
 class AttemptError(Exception):
@@ -73,14 +76,50 @@ class AttemptState:
         return self.answers.get(question.pk)
 
     def is_open(self, question: Question) -> bool:
-        """Whether the learner may see this step: answered already, or the one to answer now.
+        """Whether the learner may see this step: answered already, or one to answer now.
 
-        Questions open in order, so a later one is not reachable before the current one.
+        With feedback after each question, questions open in order, so a later one is not
+        reachable before the current one; with feedback at the end, every question of an
+        unfinished attempt is open, in any order.
         """
         if question.pk in self.answers:
             return True
+        if self.attempt.is_finished:
+            return False
+        if self.attempt.is_deferred:
+            return self.content.question(question.pk) is not None
         current = self.current_question
-        return not self.attempt.is_finished and current is not None and current.pk == question.pk
+        return current is not None and current.pk == question.pk
+
+    @property
+    def shows_feedback(self) -> bool:
+        """Whether verdicts, right answers and explanations may be shown: after each answer
+        in practice mode, only once the attempt is finished in exam mode."""
+        return not self.attempt.is_deferred or self.attempt.is_finished
+
+    def is_overdue(self, now: datetime) -> bool:
+        """Past the deadline and its grace: no answer is taken any more."""
+        deadline = self.attempt.deadline
+        return deadline is not None and now > deadline + DEADLINE_GRACE
+
+    @property
+    def unanswered(self) -> list[tuple[int, Question]]:
+        """(number, question) of the questions not answered yet, in quiz order."""
+        return [
+            (number, question)
+            for number, question in enumerate(self.content.questions, start=1)
+            if question.pk not in self.answers
+        ]
+
+    def choices_of(self, question: Question) -> list[Choice]:
+        """The question's choices in this attempt's own order (drawn at its start when the
+        quiz shuffles them; choices added since come last, in the quiz's order)."""
+        choices = list(question.choices.all())
+        order = self.attempt.choice_order.get(str(question.pk))
+        if not order:
+            return choices
+        rank = {choice_id: index for index, choice_id in enumerate(order)}
+        return sorted(choices, key=lambda choice: rank.get(choice.pk, len(rank)))
 
     def step(self, number: int) -> Question | None:
         """The question the learner may see at step `number`, or None (send them on)."""
@@ -110,31 +149,83 @@ def attempt_state(attempt: Attempt) -> AttemptState:
     return AttemptState(attempt=attempt, content=content, answers=answers)
 
 
-def attempt_settle(*, state: AttemptState) -> bool:
-    """Finish an attempt in progress that has nothing left to answer; True if it did.
+def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:
+    """Finish an attempt in progress that can take no more answers; True if it did.
 
-    Answering the last question finishes an attempt; this covers the other way to get there:
-    an instructor deleted the questions the learner had not answered yet.
+    Answering the last question finishes an attempt; this covers the other ways to get there:
+    an instructor deleted the questions the learner had not answered yet (with feedback after
+    each question), or the deadline passed: the attempt is scored on what was saved in time.
     """
-    if state.attempt.is_finished or not state.is_complete:
+    if state.attempt.is_finished:
+        return False
+    overdue = state.is_overdue(now or timezone.now())
+    if not overdue and (state.attempt.is_deferred or not state.is_complete):
         return False
     _finish(state)
     return True
 
 
-def attempt_start(*, user: User, quiz: Quiz) -> Attempt:
+def attempt_submit_all(*, state: AttemptState) -> bool:
+    """Finish an attempt with feedback at the end, on the learner's "Submit all and finish":
+    scored on its saved answers, unanswered questions counting as wrong. True if it did (an
+    attempt finished already, by a second tab or its deadline, stays as it was)."""
+    if state.attempt.is_finished:
+        return False
+    _finish(state)
+    return True
+
+
+def attempts_close_overdue(*, now: datetime | None = None) -> int:
+    """Finish every attempt in progress past its deadline (`close_overdue_attempts`, run by
+    cron); returns how many. Each is scored on what was saved in time."""
+    now = now or timezone.now()
+    closed = 0
+    overdue = Attempt.objects.in_progress().filter(deadline__lt=now - DEADLINE_GRACE)
+    for attempt in overdue.select_related("quiz").iterator():
+        with transaction.atomic():
+            locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+            if locked.is_finished:
+                continue  # finished meanwhile by the learner's own request
+            locked.quiz = attempt.quiz
+            closed += attempt_settle(state=attempt_state(locked), now=now)
+    return closed
+
+
+def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Attempt:
     """Return the learner's attempt in progress on `quiz`, or start one.
 
-    Safe against a double click or two tabs: the database allows one attempt in progress per
-    learner and quiz, and the loser of a race gets the winner's attempt.
+    A new attempt follows the quiz's settings and the learner's override: refused (AttemptError)
+    before the quiz opens, after it closes or once the attempts allowed are used; its
+    deadline, feedback mode and order of choices are fixed now, so a change of the settings
+    applies from the next start. Safe against a double click or two tabs: the database allows
+    one attempt in progress per learner and quiz, and the loser of a race gets the winner's.
     """
-    existing = Attempt.objects.in_progress().filter(user=user, quiz=quiz).first()
+    now = now or timezone.now()
+    availability = quiz_availability(quiz=quiz, user=user, now=now)
+    existing = availability.in_progress
     if existing is not None:
         existing.quiz = quiz  # the caller's instance: not loaded again
         return existing
+    refusal = availability.refusal
+    if refusal is not None:
+        raise AttemptError(refusal)
+    order: dict[str, list[int]] = {}
+    if quiz.shuffle_choices:
+        shuffler = random.SystemRandom()
+        for question in quiz_content(quiz).questions:
+            ids = [choice.pk for choice in question.choices.all()]
+            shuffler.shuffle(ids)
+            order[str(question.pk)] = ids
     try:
         with transaction.atomic():
-            return Attempt.objects.create(user=user, quiz=quiz)
+            return Attempt.objects.create(
+                user=user,
+                quiz=quiz,
+                started_at=now,
+                feedback=quiz.feedback,
+                deadline=availability.deadline_from(now),
+                choice_order=order,
+            )
     except IntegrityError:
         return Attempt.objects.in_progress().get(user=user, quiz=quiz)
 
@@ -154,6 +245,10 @@ class Step(enum.Enum):
     QUIZ_CHANGED = "quiz-changed"
     # Refused by the rules, nothing written: `message` says why.
     REFUSED = "refused"
+    # Exam mode: the pick is saved (or changed), nothing said about correctness.
+    SAVED = "saved"
+    # Past the deadline: nothing written, and the attempt is finished with what was saved.
+    TIME_UP = "time-up"
 
 
 @dataclass
@@ -168,7 +263,12 @@ class StepOutcome:
 
 
 def step_submit(
-    *, state: AttemptState, number: int, question_id: int | None, choice_id: int
+    *,
+    state: AttemptState,
+    number: int,
+    question_id: int | None,
+    choice_id: int,
+    now: datetime | None = None,
 ) -> StepOutcome:
     """Take a posted step: the learner, on step `number`, picked `choice_id` for the question
     with id `question_id` (the one they saw; None from an older page: step `number`'s).
@@ -178,7 +278,19 @@ def step_submit(
     long as it is still theirs to answer. Each question is answered once: a replay returns
     the recorded answer unchanged. Writes at most one answer, and finishes the attempt with
     the last one.
+
+    In exam mode (feedback at the end) a pick is saved and can be changed until the learner
+    submits them all; the attempt is finished by `attempt_submit_all`. After the deadline
+    (and its grace) nothing is written and the attempt is finished with what was saved.
     """
+    now = now or timezone.now()
+    if not state.attempt.is_finished and state.is_overdue(now):
+        attempt_settle(state=state, now=now)
+        return StepOutcome(
+            Step.TIME_UP,
+            state,
+            message=_("Time is up: this answer came after the deadline and was not saved."),
+        )
     question = state.content.at(number)
     if question_id is not None and (question is None or question.pk != question_id):
         # Renumbered since the page was shown: the question seen, if it is still theirs.
@@ -193,6 +305,12 @@ def step_submit(
         return StepOutcome(Step.NOT_OPEN, state)
     number = state.content.number_of(question)
     recorded = state.answer_for(question)
+    if state.attempt.is_deferred and not state.attempt.is_finished:
+        try:
+            recorded = _save(state, question, choice_id, recorded)
+        except AttemptError as error:
+            return StepOutcome(Step.REFUSED, state, number, message=error.message)
+        return StepOutcome(Step.SAVED, state, number, recorded)
     created = False
     if recorded is None:
         try:
@@ -235,10 +353,16 @@ def answer_record(*, attempt: Attempt, question: Question, choice_id: int) -> An
     if recorded is not None:
         return AnswerOutcome(answer=recorded, created=False, state=state)
     question = state.content.question(question.pk) or question  # its choices are cached
+    if state.is_overdue(timezone.now()):
+        attempt_settle(state=state)
     if not state.is_open(question):
         if attempt.is_finished:
             raise AttemptError(_("This attempt is finished; it accepts no more answers."))
         raise AttemptError(_("Answer the questions in order: this one is not next yet."))
+    if attempt.is_deferred:
+        return AnswerOutcome(
+            answer=_save(state, question, choice_id, None), created=True, state=state
+        )
     answer, created, state = _record(state, question, choice_id)
     return AnswerOutcome(answer=answer, created=created, state=state)
 
@@ -272,14 +396,15 @@ def _record(
                 correct_choice=correct_choice,
                 is_correct=choice.pk == correct_choice.pk,
             )
-            card_record_quiz_answer(
-                user_id=attempt.user_id,
-                question_id=question.pk,
-                is_correct=answer.is_correct,
-                at=answer.answered_at,
-                # Read with the attempt by the step views; unknown elsewhere (scripts, tests).
-                quiz_has_cards=getattr(attempt, "has_review_cards", True),
-            )
+            if not attempt.is_deferred:
+                card_record_quiz_answer(
+                    user_id=attempt.user_id,
+                    question_id=question.pk,
+                    is_correct=answer.is_correct,
+                    at=answer.answered_at,
+                    # Read with the attempt by the step views; unknown elsewhere (scripts).
+                    quiz_has_cards=getattr(attempt, "has_review_cards", True),
+                )
             state.answers[question.pk] = answer
             if state.is_complete:
                 _finish(state)
@@ -295,9 +420,56 @@ def _record(
     return answer, True, state
 
 
+def _save(
+    state: AttemptState, question: Question, choice_id: int, recorded: Answer | None
+) -> Answer:
+    """Exam mode: save the learner's pick for `question`, or change the one saved."""
+    choice = state.content.choice(question, choice_id)
+    if choice is None:
+        raise AttemptError(_("Choose one of this question's answers."))
+    correct_choice = next((c for c in question.choices.all() if c.is_correct), None)
+    if correct_choice is None:
+        raise AttemptError(_("This question is being revised; please try again later."))
+    fields = {
+        "choice": choice,
+        "correct_choice": correct_choice,
+        "is_correct": choice.pk == correct_choice.pk,
+    }
+    if recorded is not None:
+        if recorded.choice_id != choice.pk:
+            # Only while the attempt is unfinished: a submit in another tab freezes it.
+            changed = Answer.objects.filter(
+                pk=recorded.pk, attempt__finished_at__isnull=True
+            ).update(answered_at=timezone.now(), **fields)
+            if not changed:
+                raise AttemptError(_("This attempt is finished; it accepts no more answers."))
+            for name, value in fields.items():
+                setattr(recorded, name, value)
+        return recorded
+    try:
+        with transaction.atomic():
+            answer = Answer.objects.create(attempt=state.attempt, question=question, **fields)
+    except IntegrityError:
+        # A second tab saved a pick for it a moment ago: change that one instead.
+        answer = Answer.objects.get(attempt=state.attempt, question=question)
+        return _save(state, question, choice_id, answer)
+    state.answers[question.pk] = answer
+    return answer
+
+
 def _finish(state: AttemptState) -> None:
     attempt = state.attempt
     attempt.finished_at = timezone.now()
     attempt.score = state.score
     attempt.total = state.content.count
     attempt.save(update_fields=["finished_at", "score", "total"])
+    if attempt.is_deferred:
+        # Exam mode moved no review card while the attempt ran (the review page would have
+        # told which answers were wrong): all of them now.
+        cards_record_answers(
+            user_id=attempt.user_id,
+            answers=[
+                (answer.question_id, answer.is_correct, answer.answered_at)
+                for answer in state.answers.values()
+            ],
+        )

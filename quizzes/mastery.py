@@ -83,7 +83,12 @@ def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord
         "is_correct",
         "answered_at",
     )
-    answers = Answer.objects.filter(scope, attempt__user_id=user_id).order_by()
+    # An exam's answers say nothing until it is finished (a level would tell which are right).
+    answers = (
+        Answer.objects.filter(scope, attempt__user_id=user_id)
+        .exclude(attempt__feedback="deferred", attempt__finished_at__isnull=True)
+        .order_by()
+    )
     reviews = ReviewAnswer.objects.filter(scope, user_id=user_id).order_by()
     found: dict[int, tuple[int, int, QuestionRecord]] = {}
     for question_id, quiz_id, guide_id, is_correct, at in (

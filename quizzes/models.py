@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Count, Exists, F, FloatField, OuterRef, Q, Subquery
 from django.db.models.functions import Cast, NullIf
@@ -65,6 +66,61 @@ class Quiz(models.Model):
         Guide, on_delete=models.PROTECT, related_name="quizzes", verbose_name=_("guide")
     )
     is_published = models.BooleanField(_("published"), default=False)
+
+    class Feedback(models.TextChoices):
+        IMMEDIATE = "immediate", _("After each question (practice)")
+        DEFERRED = "deferred", _("When the learner finishes (exam)")
+
+    # Settings: what an attempt may do (quizzes/rules.py reads them at each start).
+    feedback = models.CharField(
+        _("feedback"),
+        max_length=10,
+        choices=Feedback.choices,
+        default=Feedback.IMMEDIATE,
+        help_text=_(
+            "After each question: the verdict, the right answer and the explanation right away. "
+            "When the learner finishes: answers can be changed until the learner submits them "
+            "all; nothing about correctness shows before."
+        ),
+    )
+    time_limit = models.DurationField(
+        _("time limit"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Leave empty for no limit. Written as hours:minutes:seconds, e.g. 00:20:00. "
+            "Answers that arrive late are refused and the attempt is finished with what was "
+            "saved in time."
+        ),
+    )
+    max_attempts = models.PositiveSmallIntegerField(
+        _("attempts allowed"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "Leave empty for unlimited attempts. An unfinished attempt can always be resumed."
+        ),
+    )
+    opens_at = models.DateTimeField(
+        _("opens"), null=True, blank=True, help_text=_("Leave empty to open at once.")
+    )
+    closes_at = models.DateTimeField(
+        _("closes"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Leave empty to never close. Attempts in progress end at this time at the latest."
+        ),
+    )
+    shuffle_choices = models.BooleanField(
+        _("shuffle choices"),
+        default=False,
+        help_text=_(
+            "Each attempt draws its own order of each question's choices, kept for its reloads, "
+            "its review and the CSV."
+        ),
+    )
     # Defaults rather than auto_now*, so that fixtures (raw saves) get timestamps too.
     created_at = models.DateTimeField(_("created"), default=timezone.now, editable=False)
     # The version of the quiz's content, moved by `quizzes.content.quiz_touch` after every
@@ -86,6 +142,17 @@ class Quiz(models.Model):
 
     def natural_key(self) -> tuple[str]:
         return (self.slug,)
+
+    def clean(self) -> None:
+        super().clean()
+        if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
+            raise ValidationError({"closes_at": _("A quiz must close after it opens.")})
+        if self.time_limit is not None and self.time_limit.total_seconds() < 60:
+            raise ValidationError({"time_limit": _("A time limit is at least one minute.")})
+
+    @property
+    def is_deferred(self) -> bool:
+        return self.feedback == self.Feedback.DEFERRED
 
 
 class QuestionManager(models.Manager["Question"]):
@@ -231,6 +298,15 @@ class Attempt(models.Model):
     # Number of questions the attempt was scored out of, fixed when it finishes so that
     # questions added later do not change an old result.
     total = models.PositiveSmallIntegerField(_("out of"), default=0)
+    # The quiz's settings as they were at the start: an instructor's change applies from the
+    # next start, never under a learner's feet.
+    feedback = models.CharField(
+        _("feedback"), max_length=10, choices=Quiz.Feedback.choices, default=Quiz.Feedback.IMMEDIATE
+    )
+    # No answer is taken after this (plus a grace for the network: quizzes.rules).
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
+    # {question id: [choice ids]}: this attempt's own order of choices, drawn at the start.
+    choice_order = models.JSONField(_("order of choices"), default=dict, blank=True)
 
     objects = AttemptQuerySet.as_manager()
 
@@ -258,8 +334,50 @@ class Attempt(models.Model):
         return self.finished_at is not None
 
     @property
+    def is_deferred(self) -> bool:
+        return self.feedback == Quiz.Feedback.DEFERRED
+
+    @property
     def percent(self) -> int:
         return round(100 * self.score / self.total) if self.total else 0
+
+
+class QuizOverride(models.Model):
+    """One learner's own settings for one quiz: more time and/or more attempts (for an
+    accommodation, a retake), applied from their next start."""
+
+    quiz = models.ForeignKey(
+        Quiz, on_delete=models.CASCADE, related_name="overrides", verbose_name=_("quiz")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="quiz_overrides",
+        verbose_name=_("learner"),
+    )
+    extra_time = models.DurationField(
+        _("extra time"),
+        null=True,
+        blank=True,
+        help_text=_("Added to the quiz's time limit, e.g. 00:10:00 for ten minutes."),
+    )
+    extra_attempts = models.PositiveSmallIntegerField(
+        _("extra attempts"),
+        default=0,
+        help_text=_("Added to the attempts the quiz allows (when it limits them)."),
+    )
+
+    class Meta:
+        verbose_name = _("learner override")
+        verbose_name_plural = _("learner overrides")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["quiz", "user"], name="one_override_per_learner_and_quiz"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.quiz}"
 
 
 class Answer(models.Model):

@@ -116,6 +116,41 @@ def card_record_quiz_answer(
         return
 
 
+def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetime]]) -> None:
+    """Move the learner's cards for many answers at once, as `card_record_quiz_answer` would
+    one by one: an exam's answers when it is finished. At most three statements, however many
+    answers: read the cards, create the new ones, update the moved ones."""
+    cards = {
+        card.question_id: card
+        for card in ReviewCard.objects.filter(
+            user_id=user_id, question_id__in=[question_id for question_id, _right, _at in answers]
+        )
+    }
+    new, moved = [], []
+    for question_id, is_correct, at in sorted(answers, key=lambda answer: answer[2]):
+        card = cards.get(question_id)
+        if card is not None:
+            moved.append(_moved(card, right=is_correct, at=at))
+        elif not is_correct:
+            new.append(
+                _moved(
+                    ReviewCard(
+                        user_id=user_id,
+                        question_id=question_id,
+                        due=at,
+                        state=State.Learning.value,
+                        created_at=at,
+                    ),
+                    right=False,
+                    at=at,
+                )
+            )
+    if new:
+        ReviewCard.objects.bulk_create(new, ignore_conflicts=True)
+    if moved:
+        ReviewCard.objects.bulk_update(moved, _SCHEDULED_FIELDS)
+
+
 def cards_of_quiz_exist() -> Exists:
     """For an Attempt queryset: whether its learner has a review card for any question of its
     quiz, as a subquery of the statement that reads the attempt (no statement of its own)."""

@@ -23,13 +23,16 @@ from django_htmx.middleware import HtmxDetails
 
 from . import history as history_stats
 from .attempts import (
+    AttemptError,
     AttemptState,
     Step,
     attempt_settle,
     attempt_start,
     attempt_state,
+    attempt_submit_all,
     step_submit,
 )
+from .availability import quiz_availability
 from .content import quiz_content
 from .forms import AnswerForm
 from .mastery import quiz_levels
@@ -154,11 +157,10 @@ def catalog(request: HtmxHttpRequest) -> HttpResponse:
 def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     quiz = _published_quiz(slug)
     content = quiz_content(quiz)
-    in_progress = best = mastery = None
+    best = mastery = availability = None
     if request.user.is_authenticated:
-        attempts = Attempt.objects.filter(user=request.user, quiz=quiz)
-        in_progress = attempts.in_progress().first()
-        best = attempts.best_first().first()
+        availability = quiz_availability(quiz=quiz, user=request.user)
+        best = Attempt.objects.filter(user=request.user, quiz=quiz).best_first().first()
         mastery = quiz_levels(user_id=request.user.pk, question_counts={quiz.pk: content.count})[
             quiz.pk
         ]
@@ -168,7 +170,8 @@ def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         {
             "quiz": quiz,
             "content": content,
-            "in_progress": in_progress,
+            "availability": availability,
+            "in_progress": availability.in_progress if availability else None,
             "best": best,
             "mastery": mastery,
         },
@@ -183,9 +186,16 @@ def attempt_begin(request: LearnerRequest, slug: str) -> HttpResponse:
     quiz = _published_quiz(slug)
     if not quiz_content(quiz).count:
         raise Http404("This quiz has no questions yet.")
-    attempt = attempt_start(user=request.user, quiz=quiz)
+    try:
+        attempt = attempt_start(user=request.user, quiz=quiz)
+    except AttemptError as refusal:
+        messages.error(request, str(refusal.message))
+        if request.htmx:
+            return HttpResponseClientRedirect(quiz.get_absolute_url())
+        return redirect(quiz)
     state = attempt_state(attempt)
-    attempt_settle(state=state)
+    if attempt_settle(state=state):  # an attempt in progress past its deadline
+        return _where_it_stands(request, state)
     step_url = reverse("quizzes:question", args=[attempt.pk, state.current_number])
     if request.htmx:
         response = _render_step(request, state, state.current_number)
@@ -218,6 +228,7 @@ def _render_step(
     *,
     form: AnswerForm | None = None,
     error: str | None = None,
+    saved: bool = False,
     status: int = 200,
 ) -> HttpResponse:
     question = state.content.at(number)
@@ -232,9 +243,12 @@ def _render_step(
         "total": state.content.count,
         "question": question,
         "answer": answer,
-        "choices": list(question.choices.all()),
+        # Exam mode shows a saved answer as the form's choice, and no feedback.
+        "feedback": answer if state.shows_feedback else None,
+        "choices": state.choices_of(question),
         "form": form or AnswerForm(),
         "error": error,
+        "saved": saved,
         "is_last": number == state.content.count,
         "progress_percent": round(100 * state.answered_count / state.content.count),
     }
@@ -263,7 +277,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         question_id=form.cleaned_data["question"],
         choice_id=form.cleaned_data["choice"],
     )
-    if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED):
+    if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED, Step.TIME_UP):
         if outcome.message:
             messages.info(request, str(outcome.message))
         return _where_it_stands(request, outcome.state)
@@ -274,11 +288,32 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         )
     if outcome.step is Step.ANSWERED_BEFORE:
         messages.info(request, str(outcome.message))
+    saved = outcome.step is Step.SAVED
+    if saved and not request.htmx:
+        messages.success(request, _("Answer saved. You can change it until you submit them all."))
     step_url = reverse("quizzes:question", args=[state.attempt.pk, outcome.number])
     if request.htmx:
-        response = _render_step(request, outcome.state, outcome.number)
+        response = _render_step(request, outcome.state, outcome.number, saved=saved)
         return push_url(response, step_url) if step_url != request.path else response
     return redirect(step_url)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@learner_required
+def attempt_finish(request: LearnerRequest, pk: int) -> HttpResponse:
+    """Exam mode's "Submit all and finish": GET asks to confirm (listing the questions still
+    unanswered), POST finishes and shows the result."""
+    state = _state_for(request, pk)
+    if state.attempt.is_finished or not state.attempt.is_deferred:
+        return _where_it_stands(request, state)
+    if request.method == "POST":
+        attempt_submit_all(state=state)
+        return redirect("quizzes:result", pk=state.attempt.pk)
+    return render(
+        request,
+        "quizzes/finish.html",
+        {"attempt": state.attempt, "quiz": state.attempt.quiz, "state": state},
+    )
 
 
 @require_safe

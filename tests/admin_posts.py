@@ -57,13 +57,18 @@ def choice_rows(question, *, positions=None, correct=None, delete=()) -> list[di
 
 def save_quiz(client, quiz, rows: list[dict], *, guide=None):
     """Save the quiz's change page, published, with these question rows."""
-    data = {
-        "title_en": quiz.title_en,
-        "slug": quiz.slug,
-        "difficulty": quiz.difficulty,
-        "guide": str(guide.pk if guide else quiz.guide_id),
-        "is_published": "on",
-    } | inline("questions", rows, initial=sum(1 for row in rows if "id" in row))
+    data = (
+        {
+            "title_en": quiz.title_en,
+            "slug": quiz.slug,
+            "difficulty": quiz.difficulty,
+            "guide": str(guide.pk if guide else quiz.guide_id),
+            "is_published": "on",
+            "feedback": quiz.feedback,
+        }
+        | inline("overrides", [])
+        | inline("questions", rows, initial=sum(1 for row in rows if "id" in row))
+    )
     return client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
 
 

@@ -4,10 +4,11 @@ formsets with their rules, and the quiz form."""
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from ..models import validate_choice_set
+from ..models import QuizOverride, validate_choice_set
 from .imports import PLACEHOLDER_GUIDE_SLUG
 from .reordering import ReorderableInlineFormSet, live_forms
 
@@ -107,4 +108,33 @@ class QuizForm(forms.ModelForm):
                     "holds imported quizzes."
                 ),
             )
+        return cleaned_data
+
+
+class QuizOverrideForm(forms.ModelForm):
+    """A learner override, naming the learner by username (instructors cannot browse users)."""
+
+    username = forms.CharField(label=_("learner's username"), max_length=150)
+
+    class Meta:
+        model = QuizOverride
+        fields = ["extra_time", "extra_attempts"]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["username"].initial = self.instance.user.get_username()
+
+    def clean_username(self) -> str:
+        username = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username__iexact=username).first()
+        if user is None:
+            raise ValidationError(_("No learner has this username."))
+        self.instance.user = user
+        return username
+
+    def clean(self) -> dict:
+        cleaned_data = super().clean()
+        if not cleaned_data.get("extra_time") and not cleaned_data.get("extra_attempts"):
+            raise ValidationError(_("Give this learner extra time, extra attempts or both."))
         return cleaned_data

@@ -37,6 +37,41 @@
     if (summary) summary.focus();
   });
 
+  // The time left of a timed attempt, counted down from the server's deadline. The page
+  // already says it as text; this keeps it current, and speaks only at 5 and 1 minutes left
+  // (a screen reader told every second would hear nothing else).
+  var timerInterval = null;
+  function startTimer() {
+    if (timerInterval) window.clearInterval(timerInterval);
+    var timer = document.querySelector(".timer[data-deadline]");
+    if (!timer) return;
+    var deadline = Date.parse(timer.getAttribute("data-deadline"));
+    var value = timer.querySelector(".timer__value");
+    var spoken = {};
+    function render() {
+      var seconds = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+      var minutes = Math.floor(seconds / 60);
+      var rest = seconds % 60;
+      value.textContent = minutes + ":" + (rest < 10 ? "0" : "") + rest;
+      timer.classList.toggle("timer--low", seconds <= 60);
+      [5, 1].forEach(function (mark) {
+        if (seconds <= mark * 60 && seconds > 0 && !spoken[mark]) {
+          spoken[mark] = true;
+          var announcer = document.getElementById("announcer");
+          var words = timer.getAttribute("data-say-" + mark);
+          if (announcer && words) announcer.textContent = words;
+        }
+      });
+      if (seconds === 0) window.clearInterval(timerInterval);
+    }
+    // Marks already passed when the page loads are not spoken again.
+    var left = (deadline - Date.now()) / 60000;
+    [5, 1].forEach(function (mark) { if (left <= mark) spoken[mark] = true; });
+    render();
+    timerInterval = window.setInterval(render, 1000);
+  }
+  document.addEventListener("DOMContentLoaded", startTimer);
+
   document.addEventListener("htmx:after:settle", function (event) {
     var area = document.getElementById("quiz-area");
     if (!area) return;
@@ -44,6 +79,7 @@
     if (target === area || area.contains(target)) {
       focusNewStep(area);
       announce(area);
+      startTimer();
     }
   });
 })();

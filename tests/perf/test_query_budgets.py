@@ -388,3 +388,52 @@ def test_the_navigations_review_count_costs_a_full_page_one_statement_and_a_frag
 
     assert len(due_counts(page)) == 1 and not due_counts(fragment)
     assert len(page) == len(fragment) + 1
+
+
+@pytest.mark.parametrize("headers", [{}, HX], ids=["plain", "htmx"])
+def test_exam_mode_steps_within_the_quiz_steps_budgets(worlds, headers):
+    """A deferred, timed quiz: showing a step, saving and changing an answer, the confirmation
+    and the submit, each within the budget of its practice-mode counterpart."""
+    for world in worlds:
+        Quiz.objects.filter(pk=world.quiz.pk).update(
+            feedback=Quiz.Feedback.DEFERRED, time_limit=timezone.timedelta(minutes=30)
+        )
+        world.quiz.refresh_from_db()
+        world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
+        # Every question answered, wrong but two: submitting creates their review cards.
+        world.answer_until(world.attempt, world.quiz.questions.count())
+
+    def show(world):
+        url = world.step(world.attempt, 2)
+        world.client.get(url, **headers)
+        return lambda: world.client.get(url, **headers)
+
+    def save(number):
+        def prepare(world):
+            url = world.step(world.attempt, number)
+            world.client.get(url)
+            choice = correct_choice(world.question(number))
+            return lambda: world.client.post(url, {"choice": choice.pk}, **headers)
+
+        return prepare
+
+    measure(worlds, "question", show)
+    measure(worlds, "answer", save(2))  # a changed answer
+    measure(worlds, "answer", save(1))
+
+    def confirm(world):
+        url = f"/en/attempts/{world.attempt.pk}/finish/"
+        world.client.get(url)
+        return lambda: world.client.get(url)
+
+    def submit(world):
+        url = f"/en/attempts/{world.attempt.pk}/finish/"
+        return lambda: world.client.post(url)
+
+    measure(worlds, "question", confirm)
+    small, large = measure(worlds, "answer", submit)  # 1 and 10 cards: as many statements
+    for world in worlds:
+        world.attempt.refresh_from_db()
+        assert world.attempt.is_finished
+        wrong = world.quiz.questions.count() - 2
+        assert ReviewCard.objects.filter(user=world.learner).count() == wrong

@@ -40,7 +40,7 @@ def test_instructors_group_holds_exactly_the_content_permissions():
     codenames = set(group.permissions.values_list("codename", flat=True))
     expected = {
         f"{a}_{m}"
-        for m in ("guide", "quiz", "question", "choice")
+        for m in ("guide", "quiz", "question", "choice", "quizoverride")
         for a in ("add", "change", "delete", "view")
     }
     assert codenames == expected | {"view_attempt", "view_answer"}
@@ -101,7 +101,9 @@ def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
             "description_ar": "توازي خطوط المعالجة.",
             "difficulty": "easy",
             "guide": str(guide.pk),
+            "feedback": "immediate",
         }
+        | inline("overrides", [])
         | inline(
             "questions",
             [
@@ -126,25 +128,30 @@ def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
     assert question.choices.filter(is_correct=True).get().text_ar == "الخيار 2"
     assert quiz.title_ar == "خطوط المعالجة"
 
-    data = {
-        "title_en": "Pipelines",
-        "title_ar": "خطوط المعالجة",
-        "slug": "pipelines",
-        "difficulty": "easy",
-        "guide": str(guide.pk),
-        "is_published": "on",
-    } | inline(
-        "questions",
-        [
-            {
-                "id": str(question.pk),
-                "quiz": str(quiz.pk),
-                "position": "1",
-                "prompt_en": "What is a bubble?",
-                "explanation_en": "Idle time.",
-            }
-        ],
-        initial=1,
+    data = (
+        {
+            "title_en": "Pipelines",
+            "title_ar": "خطوط المعالجة",
+            "slug": "pipelines",
+            "difficulty": "easy",
+            "guide": str(guide.pk),
+            "is_published": "on",
+            "feedback": "immediate",
+        }
+        | inline("overrides", [])
+        | inline(
+            "questions",
+            [
+                {
+                    "id": str(question.pk),
+                    "quiz": str(quiz.pk),
+                    "position": "1",
+                    "prompt_en": "What is a bubble?",
+                    "explanation_en": "Idle time.",
+                }
+            ],
+            initial=1,
+        )
     )
     response = admin_client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
     assert response.status_code == 302

@@ -1,0 +1,16 @@
+from django.core.management.base import BaseCommand
+
+from quizzes.attempts import attempts_close_overdue
+
+
+class Command(BaseCommand):
+    help = (
+        "Finish every attempt in progress whose deadline has passed, scored on the answers "
+        "saved in time. Run it from cron (every few minutes); learners' own requests finish "
+        "their overdue attempts too."
+    )
+
+    def handle(self, *args, **options) -> None:
+        closed = attempts_close_overdue()
+        if options["verbosity"]:
+            self.stdout.write(f"Finished {closed} overdue attempt(s).")
