@@ -1,21 +1,54 @@
-"""The address django-axes locks out, when the site runs behind load balancers."""
+"""The address django-axes locks out and sign-up throttles: the client's, even behind proxies."""
 
 from __future__ import annotations
+
+import ipaddress
+from functools import lru_cache
 
 from django.conf import settings
 from django.http import HttpRequest
 
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _address(text: str) -> Address | None:
+    try:
+        address = ipaddress.ip_address(text.strip())
+    except ValueError:
+        return None
+    return getattr(address, "ipv4_mapped", None) or address
+
+
+@lru_cache(maxsize=8)
+def _networks(cidrs: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(cidr, strict=False) for cidr in cidrs)
+
+
+def _trusted(address: Address) -> bool:
+    return any(address in network for network in _networks(tuple(settings.TRUSTED_PROXIES)))
+
 
 def client_ip(request: HttpRequest) -> str | None:
-    """The learner's address as the outermost trusted proxy saw it.
+    """The address of whoever sent the request, as far as proxies we trust tell it.
 
-    Each of the TRUSTED_PROXY_COUNT proxies appends the address it received the request from
-    to X-Forwarded-For, so that entry, counted from the right, is the one no client can forge
-    (a client may send any X-Forwarded-For of its own, which only adds entries to the left).
-    Without the header (a request that bypassed the proxies) the connection's address counts.
+    X-Forwarded-For counts only when the connection comes from a trusted proxy
+    (TRUSTED_PROXIES); each proxy appends the address it received the request from, so read
+    from the right, past trusted proxies, the first address no trusted proxy vouches for is the
+    client's. What a client writes into the header itself lies further left and is never
+    reached; a client that connects directly has its header ignored altogether.
+    TRUSTED_PROXY_COUNT, if set, walks at most that many entries (the older setting).
     """
-    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
-    hops = [hop for hop in hops if hop]
-    if len(hops) >= settings.TRUSTED_PROXY_COUNT:
-        return hops[-settings.TRUSTED_PROXY_COUNT]
-    return request.META.get("REMOTE_ADDR")
+    peer = request.META.get("REMOTE_ADDR")
+    client = _address(peer or "")
+    if client is None or not _trusted(client):
+        return peer
+    hops = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+    limit = settings.TRUSTED_PROXY_COUNT or len(hops)
+    for hop in reversed([hop for hop in hops if hop.strip()][-limit:]):
+        address = _address(hop)
+        if address is None:  # junk a client wrote: the last trusted hop is all we know
+            break
+        client = address
+        if not _trusted(address):
+            break
+    return str(client)

@@ -9,7 +9,9 @@ from django.urls import reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
+from .client_ip import client_ip
 from .forms import SignUpForm
+from .throttle import signup_record, signup_wait
 
 
 def _safe_next(request: HttpRequest) -> str | None:
@@ -25,9 +27,15 @@ def _safe_next(request: HttpRequest) -> str | None:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("quizzes:catalog")
+    address = client_ip(request)
+    if request.method == "POST" and (wait := signup_wait(address=address)):
+        response = render(request, "accounts/signup_limited.html", {"wait": wait}, status=429)
+        response["Retry-After"] = str(int(wait.total_seconds()) + 1)
+        return response
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
+        signup_record(address=address)
         # axes' backend needs the request, so name the model backend explicitly.
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_safe_next(request) or "quizzes:catalog")

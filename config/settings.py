@@ -4,6 +4,7 @@ In the manner of healthchecks.io's settings: nothing exists only in production; 
 differs from a laptop only by the environment it is given.
 """
 
+import ipaddress
 import os
 import tempfile
 from pathlib import Path
@@ -31,6 +32,21 @@ def env_int(name: str, default: int) -> int:
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name, "")
     return [item.strip() for item in value.split(",") if item.strip()] or default
+
+
+def env_networks(name: str, default: list[str]) -> list[str]:
+    """Comma-separated addresses or CIDR networks; `none` for none."""
+    networks = env_list(name, default)
+    if [network.lower() for network in networks] == ["none"]:
+        return []
+    for network in networks:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {network!r} is not an address or a network such as 10.0.0.0/8."
+            ) from None
+    return networks
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -61,6 +77,8 @@ INSTALLED_APPS = [
     "axes",
     "accounts",
     "quizzes",
+    # Only for its migration: the table of the database cache (CACHES, below).
+    "config",
 ]
 
 MIDDLEWARE = [
@@ -144,8 +162,20 @@ if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
     }
-else:
+elif DEBUG:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    # Without Redis, production still needs one cache that every process shares: a session
+    # ended in one worker must not live on in another's memory. Django's database cache, in a
+    # table that a migration creates (config/migrations), so `migrate` is all it needs.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "daleel_cache",
+            # Every session is an entry too: cull (a third at a time) only past this many.
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
+        }
+    }
 
 # Sessions read from the cache and survive a cache flush through the database.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
@@ -177,6 +207,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
+
+# Accounts one client address may create in an hour (accounts/throttle.py); 0: no limit.
+SIGNUP_LIMIT_PER_HOUR = env_int("SIGNUP_LIMIT_PER_HOUR", 20)
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("ar", _("Arabic"))]
@@ -235,13 +268,25 @@ if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # Proxies in front of the app servers (a load balancer is one): every request then comes from
-# a proxy's address, and sign-in lockouts must count the learner's address instead, which the
-# proxies pass on in X-Forwarded-For (accounts/client_ip.py).
-TRUSTED_PROXY_COUNT = env_int(
-    "TRUSTED_PROXY_COUNT", 1 if env_bool("BEHIND_TLS_PROXY", False) else 0
+# a proxy's address, and sign-in lockouts and the sign-up limit must count the client's address
+# instead, which the proxies pass on in X-Forwarded-For (accounts/client_ip.py). The header is
+# read only from TRUSTED_PROXIES: from anyone else, it is whatever they chose to write.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)  # older setting: at most this many hops
+PRIVATE_NETWORKS = [
+    "127.0.0.0/8",
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "::1/128",
+    "fc00::/7",
+]
+TRUSTED_PROXIES = env_networks(
+    "TRUSTED_PROXIES",
+    # Before TRUSTED_PROXIES, BEHIND_TLS_PROXY or TRUSTED_PROXY_COUNT trusted the header from
+    # any address; now from loopback and private addresses only, where load balancers live.
+    PRIVATE_NETWORKS if env_bool("BEHIND_TLS_PROXY", False) or TRUSTED_PROXY_COUNT else [],
 )
-if TRUSTED_PROXY_COUNT:
-    AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
+AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
 
 # Spaced review (quizzes/review.py): FSRS spreads due dates by a random fuzz so that cards
 # learned together do not all come back on one day; tests turn it off for exact dates.

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -76,7 +77,7 @@ def learner_required[**P](view: LearnerView[P]) -> AnyRequestView[P]:
             # Back after signing in to the step asked for (Next's address is a whole page too);
             # a form sent is not replayed, so after a POST back to the page it was sent from.
             if request.method == "POST":
-                next_url = request.htmx.current_url_abs_path or request.get_full_path()
+                next_url = _current_page(request) or request.get_full_path()
             else:
                 next_url = request.get_full_path()
             login = redirect_to_login(next_url)
@@ -84,6 +85,18 @@ def learner_required[**P](view: LearnerView[P]) -> AnyRequestView[P]:
         return redirect_to_login(request.get_full_path())
 
     return wrapper
+
+
+def _current_page(request: HtmxHttpRequest) -> str | None:
+    """The path of the page an htmx request came from, if it is on this site.
+
+    HX-Current-URL is the browser's word, and anyone can send a header that urlsplit refuses
+    (`http://[`): that is no page of ours, not a server error.
+    """
+    try:
+        return request.htmx.current_url_abs_path
+    except ValueError:
+        return None
 
 
 def _partial(request: HtmxHttpRequest, template: str, fragment: str) -> str:
@@ -127,9 +140,14 @@ def set_language(request: HttpRequest) -> HttpResponse:
     learner where they were.
     """
     next_url = request.POST.get("next", request.GET.get("next", ""))
-    page_language = translation.get_language_from_path(urlsplit(next_url).path)
-    if page_language:
-        translation.activate(page_language)
+    # Only a `next` on this site is followed (Django checks it again); checking first also
+    # keeps urlsplit from meeting what it refuses (`http://[`, `//[::1`), which is no 500.
+    if url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        page_language = translation.get_language_from_path(urlsplit(next_url).path)
+        if page_language:
+            translation.activate(page_language)
     return django_set_language(request)
 
 

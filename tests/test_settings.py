@@ -8,7 +8,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     # A clean environment, as an operator's shell would be (the browser tests set extra flags).
-    ignored = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "DATABASE_URL"}
+    ignored = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "DATABASE_URL", "REDIS_URL"}
+    ignored |= {"BEHIND_TLS_PROXY", "TRUSTED_PROXIES", "TRUSTED_PROXY_COUNT"}
     environment = {k: v for k, v in os.environ.items() if k not in ignored}
     environment.update(env)
     return subprocess.run(
@@ -40,9 +41,37 @@ def test_production_settings_pass_the_deploy_checklist():
     assert result.returncode == 0, result.stderr
 
 
-def test_behind_a_proxy_sign_in_lockouts_count_the_address_the_proxy_passes_on():
-    show = "from django.conf import settings; print(settings.AXES_CLIENT_IP_CALLABLE)"
+def test_x_forwarded_for_is_trusted_from_private_addresses_behind_a_proxy_and_else_from_none():
+    show = "from django.conf import settings; print(','.join(settings.TRUSTED_PROXIES))"
     behind = _run_manage("shell", "--no-imports", "-c", show, BEHIND_TLS_PROXY="true")
+    counted = _run_manage("shell", "--no-imports", "-c", show, TRUSTED_PROXY_COUNT="1")
     direct = _run_manage("shell", "--no-imports", "-c", show)
-    assert behind.stdout.strip() == "accounts.client_ip.client_ip", behind.stderr
-    assert direct.stdout.strip() == "None", direct.stderr
+    chosen = _run_manage("shell", "--no-imports", "-c", show, TRUSTED_PROXIES=" 10.1.2.3, fd00::/8")
+    refused = _run_manage(
+        "shell", "--no-imports", "-c", show, BEHIND_TLS_PROXY="true", TRUSTED_PROXIES="none"
+    )
+    private = "127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,::1/128,fc00::/7"
+    assert behind.stdout.strip() == private, behind.stderr
+    assert counted.stdout.strip() == private, counted.stderr
+    assert direct.stdout.strip() == "", direct.stderr
+    assert chosen.stdout.strip() == "10.1.2.3,fd00::/8", chosen.stderr
+    assert refused.stdout.strip() == "", refused.stderr
+
+
+def test_the_site_refuses_to_start_with_a_trusted_proxy_that_is_no_address():
+    result = _run_manage("check", TRUSTED_PROXIES="10.0.0.0/8,load-balancer")
+    assert result.returncode != 0
+    assert "TRUSTED_PROXIES: 'load-balancer' is not an address" in result.stderr
+
+
+def test_without_redis_production_shares_the_database_cache_and_only_debug_keeps_memory():
+    show = "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])"
+    production = {
+        "DEBUG": "false",
+        "SECRET_KEY": "x" * 50,
+        "ALLOWED_HOSTS": "quiz.example.org",
+    }
+    shared = _run_manage("shell", "--no-imports", "-c", show, **production)
+    local = _run_manage("shell", "--no-imports", "-c", show, DEBUG="true")
+    assert shared.stdout.strip() == "django.core.cache.backends.db.DatabaseCache", shared.stderr
+    assert local.stdout.strip() == "django.core.cache.backends.locmem.LocMemCache", local.stderr

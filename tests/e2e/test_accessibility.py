@@ -10,10 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
+from accounts.throttle import signup_record
 from quizzes.models import Attempt, ReviewCard
 
 from . import support
@@ -135,6 +137,19 @@ def _sign_up_errors(scene: Scene) -> None:
     expect(scene.page.locator(".error-summary")).to_be_visible()
 
 
+def _sign_up_limited(scene: Scene) -> None:
+    for _ in range(settings.SIGNUP_LIMIT_PER_HOUR):
+        signup_record(address="127.0.0.1")
+    scene.go("/accounts/signup/")
+    scene.page.locator("#id_username").fill("one-too-many")
+    scene.page.locator("#id_password1").fill("a-long-passphrase-for-tests-51")
+    scene.page.locator("#id_password2").fill("a-long-passphrase-for-tests-51")
+    scene.page.locator("form.form button[type=submit]").click()
+    expect(scene.page.locator("h1")).to_have_text(
+        {"en": "Too many new accounts from here", "ar": "حسابات جديدة كثيرة جدًا من هنا"}[scene.lang]
+    )
+
+
 def _password_change(scene: Scene) -> None:
     scene.signed_in()
     scene.go("/accounts/password/")
@@ -158,6 +173,7 @@ PAGE_TYPES: dict[str, Callable[[Scene], None]] = {
     "sign-in": _sign_in,
     "sign-up": _sign_up,
     "sign-up-errors": _sign_up_errors,
+    "sign-up-limited": _sign_up_limited,
     "password-change": _password_change,
     "not-found": _not_found,
 }

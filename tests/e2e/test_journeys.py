@@ -248,9 +248,13 @@ def test_a_form_that_expired_in_another_tab_reloads_the_step_instead_of_nesting_
     page.context.add_cookies([{**token, "value": "x" * 32}])
 
     page.get_by_role("radio", name=key[0].right).check()
-    support.submit_button(page).click()
+    support.mark_document(page)
+    # HX-Refresh reloads the page: wait for that load to finish before looking at the page.
+    with page.expect_navigation():
+        support.submit_button(page).click()
 
     # The page reloads, whole, on the same step: nothing was recorded, the learner answers again.
+    assert not support.same_document(page)
     expect_question(page, key[0])
     assert_whole_page(page)
     assert not Attempt.objects.get().answers.exists()

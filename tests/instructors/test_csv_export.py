@@ -83,12 +83,18 @@ def test_csv_covers_every_selected_quiz_and_nothing_else(instructor_client, quiz
     assert len(slugs) == 5
 
 
-def test_cells_a_spreadsheet_would_run_as_formulas_are_quoted(quiz):
-    record_attempt(factories.make_user("+cmd"), quiz, [1])
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_cells_a_spreadsheet_would_run_as_formulas_are_quoted(instructor_client, quiz, start):
+    record_attempt(factories.make_user(f"{start}cmd|' /C calc'!A0"), quiz, [1])
+    record_attempt(factories.make_user(f"cmd{start}1"), quiz, [1])
 
     rows = list(attempt_rows(Quiz.objects.filter(pk=quiz.pk)))
+    downloaded = _read(instructor_client.get(f"/en/admin/quizzes/quiz/{quiz.pk}/attempts.csv"))
 
-    assert rows[1][2] == "'+cmd"
+    assert sorted(row[2] for row in rows[1:]) == sorted(
+        [f"'{start}cmd|' /C calc'!A0", f"cmd{start}1"]
+    )
+    assert {row["learner"] for row in downloaded} == {f"'{start}cmd|' /C calc'!A0", f"cmd{start}1"}
 
 
 def test_quiz_page_offers_its_own_attempts_csv(instructor_client, quiz, attempts):

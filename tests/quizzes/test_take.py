@@ -1,6 +1,7 @@
 """Taking a quiz, step by step, with and without htmx."""
 
 import re
+from html.parser import HTMLParser
 
 import pytest
 from django.test import Client
@@ -304,6 +305,65 @@ def test_nothing_before_an_answer_reveals_the_correct_choice_or_the_explanation(
         assert "correct" not in html.lower().replace("correct.", "")
         # Choices are listed in their own order with nothing to tell them apart.
         assert "choice--correct" not in html and "is_correct" not in html
+
+
+class _ChoiceMarkup(HTMLParser):
+    """Each child of the element with id="id_choice" (the choices), as a list of its tags,
+    attributes and texts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0  # inside the choices: 1 is the container, 2 a choice
+        self.choices: list[list] = []
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth == 0 and ("id", "id_choice") in attrs:
+            self.depth = 1
+        elif self.depth:
+            if self.depth == 1:
+                self.choices.append([])
+            self.choices[-1].append((tag, sorted(attrs, key=str)))
+            if tag not in {"input", "br", "img"}:  # void elements have no end tag
+                self.depth += 1
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth > 1 and data.strip():
+            self.choices[-1].append(data.strip())
+
+
+def _choice_markup(html: str, question: Question) -> list[list]:
+    """The choices' markup with each choice's own id, value and text replaced by placeholders."""
+    parser = _ChoiceMarkup()
+    parser.feed(html)
+    own = {str(c.pk): "PK" for c in question.choices.all()}
+    own |= {c.text_en: "TEXT" for c in question.choices.all()}
+    return [
+        [
+            own.get(item, item)
+            if isinstance(item, str)
+            else (item[0], [(name, own.get(value, value)) for name, value in item[1]])
+            for item in choice
+        ]
+        for choice in parser.choices
+    ]
+
+
+def test_every_choice_has_the_same_markup_but_its_value_and_text(learner_client, quiz):
+    # So that no attribute, class or pre-checked box tells the correct choice apart.
+    attempt = start(learner_client, quiz)
+    question = quiz.questions.get(position=1)
+    for html in (
+        learner_client.get(step_url(attempt, 1)).content.decode(),
+        learner_client.get(step_url(attempt, 1), **HX).content.decode(),
+    ):
+        choices = _choice_markup(html, question)
+        assert len(choices) == question.choices.count() == 4
+        assert all(choice == choices[0] for choice in choices), choices
+        assert ("PK" in str(choices[0])) and ("TEXT" in choices[0])
 
 
 def test_the_quiz_page_previews_every_question_and_links_its_guide(learner_client, seed_quizzes):

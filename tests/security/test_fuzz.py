@@ -1,6 +1,9 @@
 """Hundreds of malformed submissions: never a 500, never a change of state."""
 
+from urllib.parse import urlencode
+
 import pytest
+from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -8,6 +11,8 @@ from quizzes.attempts import attempt_start
 from quizzes.forms import AnswerForm
 from quizzes.models import Answer, Attempt
 from tests.factories import make_quiz, make_user
+from tests.site_urls import every_url as site_urls
+from tests.site_urls import url_names, url_values
 
 pytestmark = pytest.mark.django_db
 
@@ -93,3 +98,142 @@ def test_junk_sign_ups_sign_ins_and_pages_never_error(client, username, password
 @given(page=junk)
 def test_junk_history_pages_never_error(learner_client, scene, page):
     assert learner_client.get("/en/attempts/", {"page": page}).status_code == 200
+
+
+# Every view, with junk in its query string and its headers, from anyone: never a 5xx.
+
+latin1_text = st.text(
+    # What a server passes on in a header: Latin-1, without line breaks or NUL.
+    alphabet=st.characters(max_codepoint=255, exclude_characters="\r\n\x00"),
+    max_size=80,
+)
+url_junk = st.sampled_from(
+    [
+        "http://[",
+        "//[::1",
+        "http://[::1",
+        "http://testserver[/en/",
+        "https://evil.example/",
+        "javascript:alert(1)",
+        "///evil.example",
+        "http://:99999",
+        "/en/",
+        "http://testserver/en/attempts/",
+    ]
+)
+header_junk = st.one_of(
+    url_junk,
+    st.sampled_from(["true", "false", "", "*", "en;q=x, ar;q=NaN", "203.0.113.9, 10.0.0.1"]),
+    latin1_text,
+)
+URL_HEADERS = {"HTTP_HX_CURRENT_URL", "HTTP_REFERER", "HTTP_ORIGIN"}
+HEADERS = [
+    "HTTP_HX_REQUEST",
+    "HTTP_HX_CURRENT_URL",
+    "HTTP_HX_TARGET",
+    "HTTP_HX_TRIGGER",
+    "HTTP_HX_BOOSTED",
+    "HTTP_HX_HISTORY_RESTORE_REQUEST",
+    "HTTP_REFERER",
+    "HTTP_ORIGIN",
+    "HTTP_ACCEPT",
+    "HTTP_ACCEPT_LANGUAGE",
+    "HTTP_X_FORWARDED_FOR",
+    "HTTP_X_FORWARDED_PROTO",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_NONE_MATCH",
+    "HTTP_RANGE",
+    "HTTP_COOKIE",
+]
+PARAMETERS = ["next", "page", "quiz", "attempts", "language", "o", "p", "q", "e", "all", "_popup"]
+
+
+URL_NAMES = url_names()
+
+
+@pytest.fixture
+def every_url(learner, quiz):
+    attempt = attempt_start(user=learner, quiz=quiz)
+    return site_urls(url_values(quiz=quiz, attempt=attempt, user=learner))
+
+
+SITE_URL_NAMES = [name for name in URL_NAMES if not name.startswith("admin:")]
+request_junk = {
+    "who": st.sampled_from(["anonymous", "learner", "instructor"]),
+    "method": st.sampled_from(["get", "post"]),
+    # Each header present or not; htmx's own marker mostly as htmx sends it.
+    "headers": st.fixed_dictionaries(
+        {},
+        optional={
+            header: (st.just("true") | header_junk)
+            if header == "HTTP_HX_REQUEST"
+            else (url_junk | latin1_text)
+            if header in URL_HEADERS
+            else header_junk
+            for header in HEADERS
+        },
+    ),
+    "query": st.fixed_dictionaries(
+        {},
+        optional={
+            parameter: (url_junk | junk) if parameter == "next" else (header_junk | junk)
+            for parameter in PARAMETERS
+        },
+    )
+    | st.dictionaries(st.text(max_size=10), junk, max_size=3),
+}
+
+
+def _send(url, who, method, headers, query, people):
+    client = Client()
+    if who != "anonymous":
+        client.force_login(people[who])
+    send = getattr(client, method)
+    response = send(f"{url}?{urlencode(query)}" if query else url, **headers)
+    assert response.status_code < 500, (method.upper(), url, query, headers)
+
+
+@pytest.mark.parametrize("name", SITE_URL_NAMES)
+@settings(FUZZ, max_examples=25)
+@given(language=st.sampled_from(["en", "ar"]), **request_junk)
+def test_junk_headers_and_query_strings_never_error_on_any_site_view(
+    every_url, learner, instructor, name, language, who, method, headers, query
+):
+    url = every_url[name, language]
+    _send(url, who, method, headers, query, {"learner": learner, "instructor": instructor})
+
+
+@settings(FUZZ, max_examples=80)
+@given(data=st.data(), **request_junk)
+def test_junk_headers_and_query_strings_never_error_in_the_admin(
+    every_url, learner, instructor, data, who, method, headers, query
+):
+    admin_urls = sorted(url for (name, _), url in every_url.items() if name.startswith("admin:"))
+    url = data.draw(st.sampled_from(admin_urls), label="url")
+    _send(url, who, method, headers, query, {"learner": learner, "instructor": instructor})
+
+
+def test_the_fuzzed_urls_cover_every_named_view(every_url):
+    # A new view is fuzzed as soon as it has a named URL.
+    assert {name for name, _ in every_url} == set(URL_NAMES)
+    assert {"quizzes:question", "set_language", "accounts:signup"} <= set(SITE_URL_NAMES)
+    assert "admin:quizzes_quiz_item_analysis" in URL_NAMES
+
+
+@pytest.mark.parametrize("next_url", ["http://[", "//[::1", "http://[::1", "///[::1"])
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_the_language_switch_sends_a_next_it_cannot_parse_home(client, next_url, method):
+    response = getattr(client, method)(
+        f"/i18n/setlang/?next={next_url}", {"language": "ar"}, HTTP_REFERER="http://["
+    )
+    assert response.status_code == 302
+    assert response["Location"] in {"/", "/ar/"}
+
+
+@pytest.mark.parametrize("current_url", ["http://[", "//[::1", "http://testserver[/en/"])
+def test_an_htmx_post_from_an_unparsable_page_is_sent_to_sign_in(client, quiz, current_url):
+    response = client.post(
+        f"/en/quizzes/{quiz.slug}/start/", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL=current_url
+    )
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == f"/en/accounts/login/?next=/en/quizzes/{quiz.slug}/start/"

@@ -1,0 +1,53 @@
+"""The admin's quiz tools check permissions before they look a quiz up.
+
+Staff without the permissions a tool needs get 403 whether the quiz exists or not, so the
+answer tells them nothing (not even which ids exist); with the permissions, a missing quiz is 404.
+"""
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+MISSING = 999_999
+TOOLS = [
+    "/en/admin/quizzes/quiz/{id}/item-analysis/",
+    "/en/admin/quizzes/quiz/{id}/attempts.csv",
+    "/en/admin/quizzes/quiz/{id}/export.gift.txt",
+    "/en/admin/quizzes/quiz/translations/?quiz={id}",
+]
+# What each tool needs beyond opening the admin.
+NEEDS = {
+    "item-analysis": ["view_quiz", "view_attempt", "view_answer"],
+    "attempts.csv": ["view_quiz", "view_attempt", "view_answer"],
+    "export.gift.txt": ["view_quiz", "view_question", "view_choice"],
+    "translations": ["view_quiz", "view_question", "view_choice"],
+}
+
+
+def _needs(tool: str) -> list[str]:
+    return next(needs for name, needs in NEEDS.items() if name in tool)
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize("granted", ["none", "all but one"])
+def test_staff_without_a_tools_permissions_get_403_for_a_quiz_that_exists_and_one_that_does_not(
+    bare_staff, bare_staff_client, tool, granted
+):
+    quiz = factories.make_quiz(questions=1)
+    if granted == "all but one":  # view_quiz is there, the attempts' or the choices' is not
+        bare_staff.user_permissions.add(*Permission.objects.filter(codename__in=_needs(tool)[:-1]))
+    assert bare_staff_client.get(tool.format(id=quiz.pk)).status_code == 403
+    assert bare_staff_client.get(tool.format(id=MISSING)).status_code == 403
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_with_the_permissions_a_tool_opens_its_quiz_and_a_missing_one_is_404(
+    bare_staff, bare_staff_client, tool
+):
+    quiz = factories.make_quiz(questions=1)
+    bare_staff.user_permissions.add(*Permission.objects.filter(codename__in=_needs(tool)))
+    assert bare_staff_client.get(tool.format(id=quiz.pk)).status_code == 200
+    assert bare_staff_client.get(tool.format(id=MISSING)).status_code == 404
