@@ -14,6 +14,7 @@ per content version and language; `render_cached` serves the few texts read outs
 
 from __future__ import annotations
 
+import re
 from contextlib import suppress
 from functools import lru_cache
 from typing import Any
@@ -250,3 +251,17 @@ def rendered(obj: Any, field: str, lang: str, value: str) -> SafeString:
     came from the cached content."""
     html = getattr(obj, "rendered", {}).get((field, lang))
     return html if html is not None else render_cached(value, lang)
+
+
+# Backslash-escaping ASCII punctuation is literal in CommonMark: these can start or end markup
+# anywhere (math's `$` and tables' `|` among them; `~~` and an autolink's `<x` too), the
+# others only at the start of a line.
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]$|]|~(?=~)|<(?=[A-Za-z]))")
+_MARKDOWN_LINE_START = re.compile(r"^([ \t]*)([#>+\-=]|[0-9]+[.)])", re.MULTILINE)
+_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+
+
+def markdown_escape(plain: str) -> str:
+    """Plain text (GIFT's [plain], or HTML read as text) as Markdown showing that very text."""
+    text = _ENTITY.sub(r"\\&", _MARKDOWN_INLINE.sub(r"\\\1", plain))
+    return _MARKDOWN_LINE_START.sub(lambda m: m[1] + m[2][:-1] + "\\" + m[2][-1], text)
