@@ -195,6 +195,36 @@ AUTH_PASSWORD_VALIDATORS = [
 
 CSRF_FAILURE_VIEW = "quizzes.views.csrf_failure"
 
+# Mail (password reset), Django 6.1's MAILERS. With DEBUG on and no EMAIL_HOST, mail is printed
+# by the run command (the console backend); otherwise it goes through EMAIL_HOST by SMTP.
+# (Lower-case names: Django reads only upper-case ones, and the EMAIL_* settings are deprecated.)
+email_host = os.environ.get("EMAIL_HOST", "")
+if DEBUG and not email_host:
+    MAILERS = {"default": {"BACKEND": "accounts.mail.ReadableConsoleBackend"}}
+else:
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": email_host or "localhost",
+                "port": env_int("EMAIL_PORT", 587),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": env_bool("EMAIL_USE_TLS", True),
+                "timeout": 10,
+            },
+        }
+    }
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Daleel <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# A reset link works once (its token hashes the password it replaces) and for one hour.
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT_MINUTES", 60) * 60
+# Reset mail per address and per client address, and question reports per learner: counted
+# in the cache (django-ratelimit), so shared between processes only with REDIS_URL.
+PASSWORD_RESET_RATE_PER_EMAIL = os.environ.get("PASSWORD_RESET_RATE_PER_EMAIL", "3/h")
+PASSWORD_RESET_RATE_PER_CLIENT = os.environ.get("PASSWORD_RESET_RATE_PER_CLIENT", "10/h")
+QUESTION_REPORT_RATE = os.environ.get("QUESTION_REPORT_RATE", "10/h")
+
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "quizzes:catalog"
 LOGOUT_REDIRECT_URL = "quizzes:catalog"

@@ -23,6 +23,7 @@ from django_htmx.http import HttpResponseClientRedirect, push_url
 from django_htmx.middleware import HtmxDetails
 
 from . import history as history_stats
+from . import reports
 from .attempts import (
     AttemptError,
     AttemptState,
@@ -35,7 +36,7 @@ from .attempts import (
 )
 from .availability import quiz_availability
 from .content import quiz_content
-from .forms import AnswerForm
+from .forms import AnswerForm, ReportForm
 from .mastery import quiz_levels
 from .models import Attempt, Quiz
 from .review import cards_of_quiz_exist
@@ -402,3 +403,55 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     return _error_page(request, "errors/403.html", 403, {"csrf": True})
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
+@learner_required
+def question_report(request: LearnerRequest, pk: int) -> HttpResponse:
+    """Report a problem with a question the learner has answered: a page, or within the
+    feedback for htmx (`report_form`, then `report_done`)."""
+    question = reports.reportable_question(user=request.user, question_pk=pk)
+    if question is None:
+        raise Http404("No such question among the learner's answers.")
+    next_url = _same_site_path(request)
+    template = "quizzes/report.html"
+    existing = reports.open_report(user=request.user, question=question)
+    form = ReportForm(request.POST if request.method == "POST" else None)
+    context = {"question": question, "quiz": question.quiz, "next": next_url, "form": form}
+    if existing is not None:
+        template = _partial(request, template, "report_done")
+        return render(request, template, {**context, "already": True})
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                reports.report_create(
+                    request=request,
+                    question=question,
+                    reason=form.cleaned_data["reason"],
+                    text=form.cleaned_data["text"],
+                )
+            except reports.ReportError as error:
+                context["error"] = error.message
+                status = error.status
+            else:
+                if request.htmx:
+                    return render(request, f"{template}#report_done", context)
+                messages.success(
+                    request, _("Thank you: your report went to the quiz's instructors.")
+                )
+                return redirect(next_url or "quizzes:history")
+        else:
+            status = 422
+    return render(request, _partial(request, template, "report_form"), context, status=status)
+
+
+def _same_site_path(request: HtmxHttpRequest) -> str:
+    """`next` if it is a path on this site (where to go back after reporting), else ""."""
+    next_url = request.POST.get("next") or request.GET.get("next") or ""
+    if next_url.startswith("/") and url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return next_url
+    return ""

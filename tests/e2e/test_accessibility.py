@@ -12,7 +12,10 @@ from dataclasses import dataclass
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.tokens import default_token_generator
 from django.utils import timezone
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 from playwright.sync_api import Page, expect
 
 from accounts.throttle import signup_record
@@ -155,6 +158,51 @@ def _password_change(scene: Scene) -> None:
     scene.go("/accounts/password/")
 
 
+def _profile(scene: Scene) -> None:
+    scene.signed_in()
+    scene.go("/accounts/profile/")
+
+
+def _delete_account(scene: Scene) -> None:
+    scene.signed_in()
+    scene.go("/accounts/delete/")
+    scene.page.locator("form.form button[type=submit]").click()
+    expect(scene.page.locator(".error-summary")).to_be_visible()
+
+
+def _account_deleted(scene: Scene) -> None:
+    scene.go("/accounts/deleted/")
+
+
+def _password_reset(scene: Scene) -> None:
+    scene.go("/accounts/password/reset/")
+
+
+def _password_reset_sent(scene: Scene) -> None:
+    scene.go("/accounts/password/reset/sent/")
+
+
+def _password_reset_confirm(scene: Scene) -> None:
+    user = get_user_model().objects.create_user("huda", password="whatever-it-is-42")
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    scene.go(f"/accounts/password/reset/{uid}/{default_token_generator.make_token(user)}/")
+    expect(scene.page.locator("form.form")).to_be_visible()
+
+
+def _password_reset_invalid(scene: Scene) -> None:
+    scene.go("/accounts/password/reset/MQ/no-such-token/")
+
+
+def _report(scene: Scene) -> None:
+    attempt = support.answer_in_db(scene.signed_in(), scene.quiz, 2)
+    question = scene.quiz.questions.get(position=2)
+    scene.go(
+        f"/questions/{question.pk}/report/?next=/{scene.lang}/attempts/{attempt.pk}/questions/2/"
+    )
+    scene.page.locator("form.form button[type=submit]").click()
+    expect(scene.page.locator(".error-summary")).to_be_visible()
+
+
 def _not_found(scene: Scene) -> None:
     scene.go("/no-such-page/", status=404)
 
@@ -175,6 +223,14 @@ PAGE_TYPES: dict[str, Callable[[Scene], None]] = {
     "sign-up-errors": _sign_up_errors,
     "sign-up-limited": _sign_up_limited,
     "password-change": _password_change,
+    "profile": _profile,
+    "delete-account": _delete_account,
+    "account-deleted": _account_deleted,
+    "password-reset": _password_reset,
+    "password-reset-sent": _password_reset_sent,
+    "password-reset-confirm": _password_reset_confirm,
+    "password-reset-invalid": _password_reset_invalid,
+    "report": _report,
     "not-found": _not_found,
 }
 
