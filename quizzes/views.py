@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Concatenate
@@ -8,9 +9,11 @@ from urllib.parse import urlsplit
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.db.models import Count, QuerySet
+from django.db import connection
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
@@ -22,6 +25,9 @@ from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
 from django_htmx.middleware import HtmxDetails
 
+from config.outages import DATABASE_UNREACHABLE, RETRY_AFTER_SECONDS, is_database_outage
+
+from . import catalog as catalog_service
 from . import history as history_stats
 from . import reports
 from .attempts import (
@@ -38,7 +44,7 @@ from .availability import quiz_availability
 from .content import quiz_content
 from .forms import AnswerForm, ReportForm
 from .mastery import quiz_levels
-from .models import Attempt, Quiz
+from .models import Attempt, Guide, Question, Quiz
 from .review import cards_of_quiz_exist
 
 if TYPE_CHECKING:
@@ -132,6 +138,23 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
+@require_safe
+def readyz(request: HttpRequest) -> HttpResponse:
+    """Ready to serve learners: the database answers. (Redis is not asked: without it the
+    site is slower, not down.)"""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DATABASE_UNREACHABLE:
+        return HttpResponse(
+            "database unavailable",
+            content_type="text/plain",
+            status=503,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
+    return HttpResponse("ok", content_type="text/plain")
+
+
 def set_language(request: HttpRequest) -> HttpResponse:
     """Django's set_language, reading `next` in the language of its own prefix.
 
@@ -153,23 +176,53 @@ def set_language(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
+@vary_on_headers("HX-Request")
 def catalog(request: HtmxHttpRequest) -> HttpResponse:
-    quizzes = list(
-        Quiz.objects.published()
-        .select_related("guide")
-        .annotate(question_count=Count("questions"))
-        .order_by("title")
+    """Published quizzes, a page at a time; searched and filtered by the query string. To
+    htmx (the search form as the learner types, the pager) only the results."""
+    form = catalog_service.CatalogForm(
+        request.GET,
+        guides=catalog_service.listed_guides(),
+        signed_in=request.user.is_authenticated,
     )
-    if request.user.is_authenticated:
-        progress = Attempt.objects.filter(user=request.user).progress_by_quiz()
-        levels = quiz_levels(
-            user_id=request.user.pk,
-            question_counts={quiz.pk: quiz.question_count for quiz in quizzes},
-        )
-        for quiz in quizzes:
-            quiz.progress = progress.get(quiz.pk)
-            quiz.mastery = levels[quiz.pk]
-    return render(request, "quizzes/catalog.html", {"quizzes": quizzes})
+    quizzes = catalog_service.catalog_quizzes(
+        user=request.user,
+        query=form.value("q"),
+        difficulty=form.value("difficulty"),
+        guide=form.value("guide"),
+        status=form.value("status"),
+        mastery=form.value("mastery"),
+    )
+    listing = catalog_service.listing_page(quizzes, user=request.user, page=request.GET.get("page"))
+    return render(
+        request,
+        _partial(request, "quizzes/catalog.html", "results"),
+        {"form": form, "listing": listing},
+    )
+
+
+@require_safe
+def guide_list(request: HtmxHttpRequest) -> HttpResponse:
+    guides = catalog_service.guides_with_counts(user=request.user)
+    return render(request, "quizzes/guides.html", {"guides": guides})
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def guide_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """A guide's published quizzes in its order, with the learner's progress."""
+    guide = get_object_or_404(Guide, slug=slug)
+    listing = catalog_service.listing_page(
+        catalog_service.guide_quizzes(guide),
+        user=request.user,
+        page=request.GET.get("page"),
+        show_guide=False,
+    )
+    return render(
+        request,
+        _partial(request, "quizzes/guide.html", "results"),
+        {"guide": guide, "listing": listing},
+    )
 
 
 @require_safe
@@ -240,6 +293,23 @@ def _where_it_stands(request: HtmxHttpRequest, state: AttemptState) -> HttpRespo
     return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
 
 
+def _answer_data(request: HttpRequest) -> dict[str, Any]:
+    """The posted answer, with `choice` as a list: one radio button or several boxes."""
+    return {
+        "choice": request.POST.getlist("choice"),
+        "number": request.POST.get("number", ""),
+        "question": request.POST.get("question", ""),
+    }
+
+
+def _question_seen(state: AttemptState, number: int, form: AnswerForm) -> Question | None:
+    """The question the valid `form` answers, to read its response by kind (None: gone)."""
+    question_id = form.cleaned_data["question"]
+    if question_id is not None:
+        return state.content.question(question_id)
+    return state.content.at(number)
+
+
 def _render_step(
     request: HtmxHttpRequest,
     state: AttemptState,
@@ -254,6 +324,7 @@ def _render_step(
     if question is None:  # callers render steps the attempt has; this would be a bug
         raise Http404("No such step.")
     answer = state.answer_for(question)
+    choices = state.choices_of(question)
     context = {
         "attempt": state.attempt,
         "quiz": state.attempt.quiz,
@@ -264,7 +335,8 @@ def _render_step(
         "answer": answer,
         # Exam mode shows a saved answer as the form's choice, and no feedback.
         "feedback": answer if state.shows_feedback else None,
-        "choices": state.choices_of(question),
+        "choices": choices,
+        "verdicts": answer.choice_verdicts(choices) if answer and state.shows_feedback else [],
         "form": form or AnswerForm(),
         "error": error,
         "saved": saved,
@@ -285,8 +357,10 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number)
-    form = AnswerForm(request.POST)
-    if not form.is_valid():
+    form = AnswerForm(_answer_data(request))
+    sent = form.response_for(_question_seen(state, number, form)) if form.is_valid() else None
+    if sent is None:
+        # Nothing readable (no choice, a number in letters): said on the step, nothing written.
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number, form=form, status=422)
@@ -294,7 +368,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         state=state,
         number=number,
         question_id=form.cleaned_data["question"],
-        choice_id=form.cleaned_data["choice"],
+        response=sent,
     )
     if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED, Step.TIME_UP):
         if outcome.message:
@@ -345,7 +419,12 @@ def attempt_result(request: LearnerRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "quizzes/result.html",
-        {"attempt": attempt, "quiz": attempt.quiz, "state": state, "review": state.review()},
+        {
+            "attempt": attempt,
+            "quiz": attempt.quiz,
+            "state": state,
+            "review": state.review(),
+        },
     )
 
 
@@ -368,6 +447,11 @@ def history(request: LearnerRequest) -> HttpResponse:
     )
 
 
+# Error pages that must render while the database or the session is failing
+# (templates/errors/standalone.html).
+STANDALONE_ERROR_PAGES = {"errors/500.html", "errors/503.html"}
+
+
 def _error_page(
     request: HttpRequest, template: str, status: int, context: dict[str, Any] | None = None
 ) -> HttpResponse:
@@ -379,6 +463,11 @@ def _error_page(
     """
     if getattr(request, "htmx", False):
         response = HttpResponse(status=status, headers={"HX-Refresh": "true"})
+    elif template in STANDALONE_ERROR_PAGES:
+        # Without context processors: they may read the user, and so the database, which is
+        # what may have failed.
+        page = render_to_string(template, {"request": request, **(context or {})})
+        response = HttpResponse(page, status=status)
     else:
         response = render(request, template, context, status=status)
     patch_vary_headers(response, ["HX-Request"])
@@ -398,6 +487,11 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    # Django calls this while it handles the exception, so sys.exception() is the error.
+    if is_database_outage(sys.exception()):
+        response = _error_page(request, "errors/503.html", 503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     return _error_page(request, "errors/500.html", 500)
 
 

@@ -13,7 +13,9 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import default_token_generator
-from django.utils import timezone
+from django.template.loader import render_to_string
+from django.test import RequestFactory
+from django.utils import timezone, translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from playwright.sync_api import Page, expect
@@ -58,6 +60,32 @@ def _catalog(scene: Scene) -> None:
     support.answer_in_db(learner, scene.quiz, 8, wrong={3})
     support.answer_in_db(learner, scene.other_quiz, 2)
     scene.go("/")
+
+
+def _catalog_searched(scene: Scene) -> None:
+    """Searched and filtered, with a pager: more quizzes than a page holds."""
+    from tests.factories import make_quiz
+
+    learner = scene.signed_in()
+    for n in range(24):
+        make_quiz(questions=1, title_en=f"Sharding part {n:02d}", title_ar=f"التجزئة {n:02d}")
+    support.answer_in_db(learner, scene.other_quiz, 2)
+    scene.go("/?q=sharding&status=not-started&page=2")
+    expect(scene.page.locator(".pager")).to_be_visible()
+
+
+def _catalog_empty_search(scene: Scene) -> None:
+    scene.go("/?q=nothing-matches-this&difficulty=easy")
+    expect(scene.page.locator("#results .empty")).to_be_visible()
+
+
+def _guides(scene: Scene) -> None:
+    scene.go("/guides/")
+
+
+def _guide(scene: Scene) -> None:
+    support.answer_in_db(scene.signed_in(), scene.quiz, 8, wrong={2})
+    scene.go(f"/guides/{scene.quiz.guide.slug}/")
 
 
 def _quiz(scene: Scene) -> None:
@@ -209,6 +237,10 @@ def _not_found(scene: Scene) -> None:
 
 PAGE_TYPES: dict[str, Callable[[Scene], None]] = {
     "catalog": _catalog,
+    "catalog-searched": _catalog_searched,
+    "catalog-empty-search": _catalog_empty_search,
+    "guides": _guides,
+    "guide": _guide,
     "quiz": _quiz,
     "question": _question,
     "feedback": _feedback,
@@ -245,6 +277,11 @@ def test_every_page_type_has_no_axe_violations(
     assert_whole_page(page, lang)
 
     index = list(PAGE_TYPES).index(page_type) + 1
+    _audit_every_variant(page, axe_source, screenshots_dir, f"{index:02d}-{page_type}-{lang}")
+
+
+def _audit_every_variant(page: Page, axe_source: str, screenshots_dir, name: str) -> None:
+    """axe-core on the page at every viewport and colour scheme, photographed in each."""
     failures = []
     for variant, viewport, scheme in VARIANTS:
         page.set_viewport_size(viewport)
@@ -252,8 +289,26 @@ def test_every_page_type_has_no_axe_violations(
         violations = support.axe_violations(page, axe_source)
         if violations:
             failures.append(f"-- {variant}:\n{support.describe(violations)}")
-        support.screenshot(page, screenshots_dir, f"{index:02d}-{page_type}-{lang}-{variant}")
+        support.screenshot(page, screenshots_dir, f"{name}-{variant}")
     assert not failures, f"axe-core violations on {page.url}:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_database_unavailable_page_has_no_axe_violations(
+    page: Page, live_server, axe_source, screenshots_dir, lang
+):
+    """The 503 page exists only while PostgreSQL is down (tests/outages stops it for real); here
+    the page the handler renders is served at a live URL, so its stylesheet loads as it would."""
+    path = f"/{lang}/attempts/1/questions/3/"
+    with translation.override(lang):
+        html = render_to_string("errors/503.html", request=RequestFactory().get(path))
+    page.route(
+        f"**{path}", lambda route: route.fulfill(status=503, body=html, content_type="text/html")
+    )
+    response = page.goto(path)
+    assert response is not None and response.status == 503
+    assert page.evaluate("document.documentElement.dir") == ("rtl" if lang == "ar" else "ltr")
+    _audit_every_variant(page, axe_source, screenshots_dir, f"99-unavailable-{lang}")
 
 
 def test_the_axe_check_reports_a_violation_when_there_is_one(page: Page, seeded, axe_source):
