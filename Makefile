@@ -5,7 +5,7 @@ PORT ?= 8000
 # pyenv reads .python-version (3.12); elsewhere set PYTHON=python3.12.
 PYTHON ?= python3
 
-.PHONY: install system-packages run test test-e2e lint format messages compile-messages migrations-check bench
+.PHONY: install system-packages run test test-e2e lint format messages compile-messages migrations-check bench code-css
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,11 @@ compile-messages: install
 
 migrations-check: install
 	$(PY) manage.py makemigrations --check --dry-run
+
+# Regenerate the highlighted code's stylesheet from Pygments (quizzes/text.py); a test fails
+# when the committed one is stale.
+code-css: install
+	$(PY) -c 'import django, os; os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings"); django.setup(); from quizzes.text import code_stylesheet; open("static/css/code.css", "w").write(code_stylesheet())'
 
 bench: install
 	bash bench/run

@@ -23,6 +23,7 @@ from .instructors.forms import (
     QuizForm,
     QuizOverrideForm,
 )
+from .instructors.preview import QuestionPreviewMixin
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
@@ -215,7 +216,9 @@ class QuizAdmin(
 
 
 @admin.register(Question)
-class QuestionAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin):
+class QuestionAdmin(
+    QuestionPreviewMixin, MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin
+):
     list_display = ["__str__", "prompt", "kind", "quiz", "position"]
     list_filter = ["quiz", "kind"]
     list_select_related = ["quiz"]

@@ -18,9 +18,13 @@ from django.core.cache import cache
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
+from . import text
 from .models import Choice, NumericalAnswer, Question, Quiz
 
 CACHE_SECONDS = 60 * 60
+# The long texts, as Markdown (quizzes/text.py).
+QUESTION_TEXTS = ("prompt", "explanation")
+CHOICE_TEXTS = ("text", "feedback")
 
 
 @dataclass
@@ -95,6 +99,12 @@ def quiz_content(quiz: Quiz) -> QuizContent:
             .order_by("position")
             .prefetch_related(Prefetch("choices", queryset=Choice.objects.order_by("position")))
         )
+        # Markdown is rendered here, once per content version, in every language, and cached
+        # with the objects: no step of an attempt renders any text.
+        for question in questions:
+            text.prerender(question, QUESTION_TEXTS)
+            for choice in question.choices.all():
+                text.prerender(choice, CHOICE_TEXTS)
         # A statement more only for a quiz that asks for numbers.
         numerical = [q for q in questions if q.kind == Question.Kind.NUMERICAL]
         prefetch_related_objects(

@@ -8,9 +8,10 @@ What is read, following Moodle's own parser (question/format/gift/format.php):
 
 - questions are separated by blank lines; lines starting with `//` are comments;
 - `$CATEGORY: path` names the quiz (its last path segment); `::name::` is read and dropped;
-- `[html]`, `[moodle]` (the default), `[plain]` and `[markdown]` set the text's format:
-  HTML is turned into plain text (the site shows plain text), `[moodle]` does the same but
-  keeps line breaks, `[plain]` and `[markdown]` are kept as written;
+- `[html]`, `[moodle]` (the default), `[plain]` and `[markdown]` set the text's format; the
+  site stores Markdown (quizzes/text.py): `[markdown]` is kept as written, HTML is read as
+  its text (`[moodle]` keeping line breaks) and that text, like `[plain]`, is escaped so that
+  Markdown shows it as it is;
 - the question's kind comes from its answer block, in Moodle's order:
   - `{= right ~ wrong #feedback}` with a `=` is single-answer multiple choice ("single"),
     `{~%50% right ~%50% right too ~%-100% wrong}` without one is multiple answers
@@ -28,7 +29,7 @@ What is read, following Moodle's own parser (question/format/gift/format.php):
 
 Anything malformed is an error; the importer writes nothing from a file with errors.
 
-The writer produces what the parser reads back unchanged: every text as `[html]` with the
+The writer produces what the parser reads back unchanged: every text as `[markdown]` with the
 Arabic in multilang spans, escaped the way Moodle escapes, so Moodle can import it too.
 """
 
@@ -42,6 +43,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from ..models import validate_choice_set
+from ..text import markdown_escape
 from .gift_scan import (
     Bilingual,
     Block,
@@ -51,7 +53,6 @@ from .gift_scan import (
     normalize,
     normalize_line,
     split_multilang,
-    text_to_html,
     unescape,
 )
 
@@ -176,23 +177,44 @@ def _format_of(raw: str, default: str) -> tuple[str, str]:
     return default, raw
 
 
+_ESCAPED_BLANK = markdown_escape(BLANK)
+_LEADING_REFERENCES = {"&#91;": "[", "&#37;": "%"}
+
+
+def _as_markdown(value: str, text_format: str) -> str:
+    """A text read in `text_format` as the Markdown the site stores: `[markdown]` as written
+    (its line breaks and indentation kept, for code), anything else as the text it shows
+    (HTML read as text, as before), escaped so that Markdown shows it literally."""
+    if text_format == "markdown":
+        lines = value.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        return "\n".join(line.rstrip() for line in lines).strip("\n")
+    if text_format == "html":
+        value = html_to_text(value)
+    elif text_format == "moodle":
+        value = html_to_text(value, keep_newlines=True)
+    # The missing word's blank is shown as it is: a run of underscores between spaces.
+    return markdown_escape(normalize(value)).replace(_ESCAPED_BLANK, BLANK)
+
+
 def _convert(raw: str, text_format: str, *, one_line: bool = False) -> Bilingual:
-    """GIFT text (escapes still as placeholders) as the site's bilingual plain text."""
+    """GIFT text (escapes still as placeholders) as the site's bilingual Markdown."""
     if not _SPECIAL.search(raw):
         # No markup, escape or line break (most answers): in every format, the text trimmed.
-        return Bilingual(raw.strip(), "") if raw else EMPTY
-    parts = split_multilang(unescape(raw))
+        return Bilingual(_as_markdown(raw.strip(), text_format), "") if raw else EMPTY
+    text = unescape(raw)
+    if text_format == "markdown" and text[:5] in _LEADING_REFERENCES:
+        # The writer's leading "[" or "%" (see `_answer_piece`): HTML would decode it, and
+        # Markdown keeps what is written.
+        text = _LEADING_REFERENCES[text[:5]] + text[5:]
+    parts = split_multilang(text)
 
-    def plain(value: str) -> str:
+    def converted(value: str) -> str:
         if not value:
             return ""
-        if text_format == "html":
-            value = html_to_text(value)
-        elif text_format == "moodle":
-            value = html_to_text(value, keep_newlines=True)
-        return normalize_line(value) if one_line else normalize(value)
+        value = _as_markdown(value, text_format)
+        return normalize_line(value) if one_line else value
 
-    return Bilingual(en=plain(parts.en), ar=plain(parts.ar))
+    return Bilingual(en=converted(parts.en), ar=converted(parts.ar))
 
 
 def _shortened(text: str) -> str:
@@ -624,11 +646,11 @@ class _Item:
 
 
 def multilang(value: Bilingual) -> str:
-    """HTML for a bilingual text: English, and Arabic in multilang spans when there is some."""
+    """A bilingual text (Markdown): English, and Arabic in multilang spans when there is some."""
     if not value.ar:
-        return text_to_html(value.en)
-    english = f'<span lang="en" class="multilang">{text_to_html(value.en)}</span>'
-    arabic = f'<span lang="ar" class="multilang">{text_to_html(value.ar)}</span>'
+        return value.en
+    english = f'<span lang="en" class="multilang">{value.en}</span>'
+    arabic = f'<span lang="ar" class="multilang">{value.ar}</span>'
     return (english if value.en else "") + arabic
 
 
@@ -710,12 +732,12 @@ def write_gift(
         out.append("")
     if description:
         out.append("// The quiz's description: a GIFT description item, with no answers.")
-        out.append(f"::Description::[html]{escape(multilang(description))}")
+        out.append(f"::Description::[markdown]{escape(multilang(description))}")
         out.append("")
     for number, question in enumerate(questions, start=1):
         name = question.name or f"Q{number}"
         lines = _answer_lines(question)
-        opening = f"::{escape(name)}::[html]{escape(multilang(question.prompt))}{{"
+        opening = f"::{escape(name)}::[markdown]{escape(multilang(question.prompt))}{{"
         if question.kind == "truefalse":
             # One line, as Moodle writes it: `{TRUE#wrong#right####general}`.
             explanation = question.explanation

@@ -9,6 +9,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, get_language_bidi
 
 from ..grading import format_mark
+from ..text import rendered, unwrap_paragraph
 
 register = template.Library()
 
@@ -62,6 +63,32 @@ def tr(obj, field: str, paragraphs: bool = False, plain: bool = False) -> SafeSt
             '<span lang="{}" dir="{}">{}</span>', fallback, _direction(fallback), value
         )
     return format_html("{}", value)
+
+
+@register.simple_tag
+def md(obj, field: str, inline: bool = False) -> SafeString:
+    """Render a translated long text (Markdown, see quizzes/text.py), with `tr`'s fallback.
+
+    `inline=True` for places that hold phrasing content only (a heading, a label): a text of
+    one paragraph gives the paragraph's content, as plain text did before Markdown.
+    """
+    value, fallback = translated_value(obj, field)
+    if not value:
+        return SafeString("")
+    language = fallback or (get_language() or settings.LANGUAGE_CODE).split("-")[0]
+    html = rendered(obj, field, language, value)
+    if inline:
+        html = unwrap_paragraph(html)
+    if fallback:
+        element = "span" if inline and "<p>" not in html and "<div" not in html else "div"
+        return format_html(
+            '<{0} lang="{1}" dir="{2}">{3}</{0}>',
+            element,
+            fallback,
+            _direction(fallback),
+            mark_safe(html),  # sanitised by quizzes.text
+        )
+    return mark_safe(html)  # sanitised by quizzes.text
 
 
 @register.simple_tag

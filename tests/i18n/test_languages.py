@@ -141,7 +141,7 @@ def test_a_missing_arabic_prompt_shows_in_english_marked_as_english(learner_clie
 def test_an_english_field_left_empty_falls_back_to_arabic_marked_rtl(client):
     quiz = make_quiz(description_en="", description_ar="وصف بالعربية فقط.")
     page = client.get(f"/en/quizzes/{quiz.slug}/").content.decode()
-    assert '<span lang="ar" dir="rtl">وصف بالعربية فقط.</span>' in page
+    assert '<div lang="ar" dir="rtl"><p>وصف بالعربية فقط.</p></div>' in page
 
 
 def test_a_missing_arabic_explanation_falls_back_as_a_marked_block(learner_client, learner):

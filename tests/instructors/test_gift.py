@@ -22,6 +22,7 @@ from quizzes.instructors.gift import (
     split_multilang,
     write_gift,
 )
+from quizzes.text import markdown_escape
 
 from .conftest import DATA
 
@@ -282,8 +283,9 @@ def test_windows_line_endings_a_byte_order_mark_and_a_question_under_its_categor
 def test_backslash_and_line_break_escapes():
     document = parse_gift(r"Path C:\\temp\nnext line?{=a\\b ~b}")
 
-    assert document.questions[0].prompt.en == "Path C:\\temp\nnext line?"
-    assert document.questions[0].choices[0].text.en == "a\\b"
+    # Stored as Markdown that shows the text: its backslash escaped.
+    assert document.questions[0].prompt.en == markdown_escape("Path C:\\temp\nnext line?")
+    assert document.questions[0].choices[0].text.en == markdown_escape("a\\b")
 
 
 def test_hand_written_multilang_tags_need_no_escaping_inside_answers():
@@ -374,9 +376,9 @@ def test_written_gift_reads_back_unchanged():
 def test_written_gift_is_escaped_the_way_moodle_escapes_it():
     text = write_gift(_sample())
 
-    assert "::Q1::[html]" in text
-    assert '<span lang\\="ar" class\\="multilang">هل ٢ &lt; ٣؟</span>' in text
-    assert "\\{x\\} \\= \\#1?<br><br>Say\\: yes \\~ no" in text
+    assert "::Q1::[markdown]" in text
+    assert '<span lang\\="ar" class\\="multilang">هل ٢ < ٣؟</span>' in text
+    assert "\\{x\\} \\= \\#1?\\n\\nSay\\: yes \\~ no" in text
     # Leading "[" and "%" are character references, not a format or a weight.
     assert "\t=<span lang\\=" in text and "&\\#37;50% no" in text
 
