@@ -111,9 +111,10 @@ def _published_quiz(slug: str) -> Quiz:
     return get_object_or_404(quizzes, slug=slug)
 
 
-def _state_for(request: LearnerRequest, pk: int) -> AttemptState:
+def _state_for(request: LearnerRequest, pk: int, *, settle: bool = True) -> AttemptState:
     """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
-    not exist. An attempt left with nothing to answer is finished on the way."""
+    not exist. An attempt left with nothing to answer is finished on the way (unless
+    `settle` is False: a posted answer is `step_submit`'s to refuse, saying why)."""
     attempt = get_object_or_404(
         Attempt.objects.select_related("quiz__guide").annotate(
             has_review_cards=cards_of_quiz_exist()
@@ -122,7 +123,8 @@ def _state_for(request: LearnerRequest, pk: int) -> AttemptState:
         user=request.user,
     )
     state = attempt_state(attempt)
-    attempt_settle(state=state)
+    if settle:
+        attempt_settle(state=state)
     return state
 
 
@@ -228,15 +230,27 @@ def attempt_resume(request: LearnerRequest, pk: int) -> HttpResponse:
 
 
 def _where_it_stands(request: HtmxHttpRequest, state: AttemptState) -> HttpResponse:
-    """Send the learner to the attempt's result once finished, else to its current step."""
+    """Send the learner to the attempt's result once finished, else to its current step.
+
+    To an htmx request, the result and the catalog are whole pages: the browser goes there
+    (a redirect would be followed and its whole page swapped into the quiz's area); a step
+    is a fragment, and a redirect to it is followed as an htmx request.
+    """
     attempt = state.attempt
     if attempt.is_finished:
-        return redirect("quizzes:result", pk=attempt.pk)
+        return _go(request, reverse("quizzes:result", args=[attempt.pk]))
     if not state.content.count:
         # An instructor removed every question; the attempt waits for new ones.
         messages.info(request, _("This quiz has no questions at the moment; come back later."))
-        return redirect("quizzes:catalog")
+        return _go(request, reverse("quizzes:catalog"))
     return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
+
+
+def _go(request: HtmxHttpRequest, url: str) -> HttpResponse:
+    """A redirect to a whole page, which an htmx request makes as a whole page too."""
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return redirect(url)
 
 
 def _render_step(
@@ -279,13 +293,15 @@ def _render_step(
 @learner_required
 def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpResponse:
     """One step of an attempt: the question's form, or once answered its feedback."""
-    state = _state_for(request, pk)
+    # A late answer is refused by step_submit with "Time is up", not settled silently first.
+    state = _state_for(request, pk, settle=request.method != "POST")
     if request.method != "POST":
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number)
     form = AnswerForm(request.POST)
     if not form.is_valid():
+        attempt_settle(state=state)
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number, form=form, status=422)

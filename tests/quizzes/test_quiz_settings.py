@@ -254,7 +254,40 @@ def test_a_late_post_says_time_is_up_and_shows_the_result(learner, learner_clien
     response = learner_client.post(step(attempt, 1), {"choice": correct_choice(first).pk})
 
     assert response["Location"] == f"/en/attempts/{attempt.pk}/result/"
+    result = learner_client.get(response["Location"]).content.decode()
+    assert "Time is up: this answer came after the deadline and was not saved." in result
     assert not Answer.objects.exists()
+
+
+def test_a_late_htmx_post_sends_the_browser_to_the_result_page_not_into_the_quiz_area(
+    learner, learner_client, timed
+):
+    attempt = attempt_start(user=learner, quiz=timed)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+    first = timed.questions.get(position=1)
+
+    response = learner_client.post(step(attempt, 1), {"choice": correct_choice(first).pk}, **HX)
+
+    # A followed redirect would swap the whole result page into the quiz's area.
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == f"/en/attempts/{attempt.pk}/result/"
+    assert "HX-Request" in response["Vary"]
+    result = learner_client.get(response["HX-Redirect"]).content.decode()
+    assert "Time is up: this answer came after the deadline and was not saved." in result
+    assert not Answer.objects.exists()
+
+
+def test_resuming_an_overdue_attempt_through_htmx_sends_the_browser_to_its_result(
+    learner, learner_client, timed
+):
+    attempt = attempt_start(user=learner, quiz=timed)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+
+    response = learner_client.post(f"/en/quizzes/{timed.slug}/start/", **HX)
+
+    assert response["HX-Redirect"] == f"/en/attempts/{attempt.pk}/result/"
+    attempt.refresh_from_db()
+    assert attempt.is_finished
 
 
 def test_close_overdue_attempts_finishes_only_the_overdue(learner, timed):
