@@ -85,6 +85,9 @@ CSV_HEADER = [
     "correct_choice_position",
     "is_correct",
     "answered_at",
+    # The positions of the question's choices in the order this attempt showed them
+    # ("3 1 4 2"), for a quiz that shuffles them; empty: the quiz's own order.
+    "choice_order_shown",
 ]
 
 # A spreadsheet runs a cell starting with one of these as a formula; a learner chooses
@@ -108,8 +111,11 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
     """One row per answer (an attempt with no answer yet has one row of its own).
 
     Read in chunks straight from the database cursor: a large export never sits in memory.
+    The choices' positions are read once, when the first attempt with its own order of
+    choices (a shuffled quiz) comes.
     """
     yield CSV_HEADER
+    positions: dict[int, int] | None = None
     rows = (
         Attempt.objects.filter(quiz__in=quizzes)
         .order_by("quiz__slug", "started_at", "pk", "answers__question__position")
@@ -129,10 +135,17 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
             "answers__correct_choice__position",
             "answers__is_correct",
             "answers__answered_at",
+            "choice_order",
         )
     )
-    for row in rows.iterator(chunk_size=2000):
-        yield [csv_cell(value) for value in row]
+    for *row, choice_order in rows.iterator(chunk_size=2000):
+        shown = choice_order.get(str(row[8])) if row[8] is not None else None
+        if shown and positions is None:
+            positions = dict(
+                Choice.objects.filter(question__quiz__in=quizzes).values_list("pk", "position")
+            )
+        order = " ".join(str(positions[pk]) for pk in shown if pk in positions) if shown else ""
+        yield [csv_cell(value) for value in row] + [order]
 
 
 class _Echo:
