@@ -45,7 +45,10 @@
     if (timerInterval) window.clearInterval(timerInterval);
     var timer = document.querySelector(".timer[data-deadline]");
     if (!timer) return;
-    var deadline = Date.parse(timer.getAttribute("data-deadline"));
+    // The deadline on this device's clock, which may be minutes off the server's: shifted
+    // by the difference between the two when the step was rendered.
+    var skew = Date.parse(timer.getAttribute("data-now")) - Date.now();
+    var deadline = Date.parse(timer.getAttribute("data-deadline")) - (skew || 0);
     var value = timer.querySelector(".timer__value");
     var spoken = {};
     function render() {
