@@ -385,6 +385,31 @@ def test_a_closed_quiz_says_so_and_refuses_a_start(learner_client):
     assert not Attempt.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("lang", "opens", "closes"),
+    [("en", "Opens ", "Closes "), ("ar", "يُفتح في ", "يُغلق في ")],
+)
+def test_the_quiz_page_gives_its_window_with_the_time_zone(learner_client, lang, opens, closes):
+    opens_at = timezone.make_aware(timezone.datetime(2026, 3, 1, 14, 30))
+    quiz = make_quiz(questions=1, opens_at=opens_at, closes_at=opens_at + timedelta(days=2))
+
+    page = learner_client.get(f"/{lang}/quizzes/{quiz.slug}/").content.decode()
+
+    rules = re.findall(r"<li>((?:Opens|Closes|يُفتح|يُغلق)[^<]*)</li>", page)
+    assert len(rules) == 2 and rules[0].startswith(opens) and rules[1].startswith(closes)
+    assert all("UTC)." in rule for rule in rules)  # the server's zone, said
+    assert not any(".." in rule for rule in rules)  # "p.m." then the sentence's own full stop
+
+
+def test_an_exams_question_preview_does_not_promise_answers_as_you_go(learner_client, exam, quiz):
+    exam_page = learner_client.get(f"/en/quizzes/{exam.slug}/").content.decode()
+    practice_page = learner_client.get(f"/en/quizzes/{quiz.slug}/").content.decode()
+
+    assert "appear as you take the quiz" not in exam_page
+    assert "Answers and explanations appear when you finish." in exam_page
+    assert "Answers and explanations appear as you take the quiz." in practice_page
+
+
 # --- Shuffled choices -----------------------------------------------------------------------
 
 
