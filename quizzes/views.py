@@ -12,7 +12,7 @@ from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -33,7 +33,7 @@ from .attempts import (
     attempt_submit_all,
     step_submit,
 )
-from .availability import quiz_availability
+from .availability import DEADLINE_GRACE, quiz_availability
 from .content import quiz_content
 from .forms import AnswerForm
 from .mastery import quiz_levels
@@ -180,6 +180,9 @@ def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     best = mastery = availability = None
     if request.user.is_authenticated:
         availability = quiz_availability(quiz=quiz, user=request.user)
+        if _settle_overdue(availability.in_progress, quiz):
+            # Not "Resume" for an attempt that is over: its result, and the rules as they are.
+            availability = quiz_availability(quiz=quiz, user=request.user)
         best = Attempt.objects.filter(user=request.user, quiz=quiz).best_first().first()
         mastery = quiz_levels(user_id=request.user.pk, question_counts={quiz.pk: content.count})[
             quiz.pk
@@ -196,6 +199,17 @@ def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             "mastery": mastery,
         },
     )
+
+
+def _settle_overdue(attempt: Attempt | None, quiz: Quiz) -> bool:
+    """Finish `attempt` if it is past its deadline and grace; True if it did. No statement
+    for an attempt in time."""
+    if attempt is None or attempt.deadline is None:
+        return False
+    if timezone.now() <= attempt.deadline + DEADLINE_GRACE:
+        return False
+    attempt.quiz = quiz
+    return attempt_settle(state=attempt_state(attempt))
 
 
 @require_POST

@@ -290,6 +290,22 @@ def test_resuming_an_overdue_attempt_through_htmx_sends_the_browser_to_its_resul
     assert attempt.is_finished
 
 
+def test_the_quiz_page_finishes_an_overdue_attempt_instead_of_offering_to_resume_it(
+    learner, learner_client, timed
+):
+    Quiz.objects.filter(pk=timed.pk).update(max_attempts=1)
+    timed.refresh_from_db()
+    attempt = attempt_start(user=learner, quiz=timed)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+
+    page = learner_client.get(f"/en/quizzes/{timed.slug}/").content.decode()
+
+    attempt.refresh_from_db()
+    assert attempt.is_finished
+    assert "Resume quiz" not in page and "Start quiz" not in page
+    assert "You have used every attempt this quiz allows." in page
+
+
 def test_close_overdue_attempts_finishes_only_the_overdue(learner, timed):
     overdue = attempt_start(user=learner, quiz=timed)
     Attempt.objects.filter(pk=overdue.pk).update(deadline=timezone.now() - timedelta(hours=1))
