@@ -127,6 +127,23 @@ def test_an_exam_answer_can_be_changed_until_everything_is_submitted(learner_cli
     assert not ReviewCard.objects.exists()
 
 
+@pytest.mark.parametrize("headers", [{}, HX], ids=["plain", "htmx"])
+def test_a_change_posted_to_a_finished_exam_says_it_is_finished(learner_client, exam, headers):
+    attempt = start(learner_client, exam)
+    first = exam.questions.get(position=1)
+    learner_client.post(step(attempt, 1), {"choice": wrong_choice(first).pk})
+    learner_client.post(f"/en/attempts/{attempt.pk}/finish/")
+
+    response = learner_client.post(
+        step(attempt, 1), {"choice": correct_choice(first).pk}, follow=True, **headers
+    )
+
+    page = response.content.decode()
+    assert "This attempt is finished; it accepts no more answers." in page
+    assert "your first answer counts" not in page  # an exam's last saved answer counts
+    assert not Answer.objects.get(attempt=attempt).is_correct
+
+
 def test_finishing_an_exam_creates_the_review_cards_of_its_wrong_answers(
     learner, learner_client, exam
 ):
