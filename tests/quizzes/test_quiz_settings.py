@@ -539,6 +539,25 @@ def test_the_admin_refuses_an_unknown_learner_and_a_quiz_that_closes_before_it_o
     assert not QuizOverride.objects.exists()
 
 
+def test_the_admin_refuses_negative_extra_time(client, instructor, learner, quiz):
+    client.force_login(instructor)
+    data = {
+        "title_en": quiz.title_en,
+        "slug": quiz.slug,
+        "difficulty": quiz.difficulty,
+        "guide": str(quiz.guide_id),
+        "feedback": "immediate",
+        "time_limit": "00:20:00",
+    }
+    data |= inline("overrides", [{"username": learner.username, "extra_time": "-00:15:00"}])
+    data |= inline("questions", question_rows(quiz), initial=3)
+
+    page = client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data).content.decode()
+
+    assert "Extra time cannot be negative." in page
+    assert not QuizOverride.objects.exists()
+
+
 def test_the_seed_quizzes_stay_immediate_untimed_unlimited_and_unshuffled(seed_quizzes):
     for quiz in seed_quizzes:
         assert (quiz.feedback, quiz.time_limit, quiz.max_attempts) == ("immediate", None, None)
