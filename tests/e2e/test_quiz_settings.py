@@ -83,3 +83,11 @@ def test_the_countdown_is_right_on_a_device_whose_clock_is_off(page: Page, signe
     page.locator(".quiz-actions button[type=submit]").click()
 
     expect(page.locator(".timer__value")).to_have_text(re.compile(r"^(19|20):\d\d$"))
+
+
+def test_a_time_left_of_hours_counts_down_in_hours_minutes_and_seconds(page: Page, signed_in, quiz):
+    Quiz.objects.filter(pk=quiz.pk).update(time_limit=timedelta(minutes=90))
+    page.goto(f"/en/quizzes/{quiz.slug}/")
+    page.locator(".quiz-actions button[type=submit]").click()
+
+    expect(page.locator(".timer__value")).to_have_text(re.compile(r"^1:(29|30):\d\d$"))
