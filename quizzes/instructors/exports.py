@@ -6,6 +6,7 @@ import csv
 import io
 import zipfile
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpResponse, StreamingHttpResponse
@@ -32,7 +33,7 @@ def quiz_to_gift(quiz: Quiz) -> str:
                 choices=[
                     GiftChoice(
                         text=_bilingual(choice, "text"),
-                        is_correct=choice.is_correct,
+                        fraction=Decimal(1 if choice.is_correct else 0),
                         feedback=_bilingual(choice, "feedback"),
                     )
                     for choice in question.choices.all()

@@ -1,7 +1,8 @@
-"""Moodle's GIFT quiz format: a parser and a writer for single-answer multiple choice.
+"""Moodle's GIFT quiz format: a parser and a writer.
 
 Pure functions over plain data, no database: `imports` and `exports` beside it move
-the data in and out of the models.
+the data in and out of the models; `gift_scan` holds the text layer (items, escapes, HTML,
+multilang), which runs in linear time.
 
 What is read, following Moodle's own parser (question/format/gift/format.php):
 
@@ -10,18 +11,22 @@ What is read, following Moodle's own parser (question/format/gift/format.php):
 - `[html]`, `[moodle]` (the default), `[plain]` and `[markdown]` set the text's format:
   HTML is turned into plain text (the site shows plain text), `[moodle]` does the same but
   keeps line breaks, `[plain]` and `[markdown]` are kept as written;
-- `{= right ~ wrong #feedback ####general feedback}`; answers may use Moodle's weights
-  `%100%` (right), `%0%` (wrong) and negative ones (wrong: the site has no negative
-  marking, and says so); the general feedback becomes the explanation;
+- the question's kind comes from its answer block, in Moodle's order:
+  - `{= right ~ wrong #feedback}` with a `=` is single-answer multiple choice ("single"),
+    `{~%50% right ~%50% right too ~%-100% wrong}` without one is multiple answers
+    ("multiple"); `~%w%` weighs an answer (-100 to 100, as a fraction of the mark);
+  - `{T}`, `{TRUE}`, `{F}`, `{FALSE}`, with `{T#feedback if wrong#feedback if right}`,
+    is true/false ("truefalse");
+  - `{#16:0.5}`, `{#16}`, `{#100..120}`, `{#=16:0 =%50%15:1 #feedback}` is numerical;
+  - essays `{}`, matching and short answer are reported and skipped;
+- `####general feedback` before the closing brace is the explanation, for every kind;
 - text around the answer block ("missing word") gets a `_____` blank where the block was;
 - escapes `\\~ \\= \\# \\{ \\} \\: \\\\` and `\\n` (a line break);
 - bilingual text through Moodle's multilang markup, `<span lang="ar" class="multilang">…</span>`
   (or the older `<lang lang="ar">…</lang>`) and filter_multilang2's `{mlang ar}…{mlang}`.
   Text outside the markup belongs to both languages; text with no markup is English.
 
-Other question types (essay, numerical, matching, true/false, short answer, multiple
-answers, or partial credit: a weight between 0 and 100) are reported and skipped. Anything
-malformed is an error; the importer writes nothing from a file with errors.
+Anything malformed is an error; the importer writes nothing from a file with errors.
 
 The writer produces what the parser reads back unchanged: every text as `[html]` with the
 Arabic in multilang spans, escaped the way Moodle escapes, so Moodle can import it too.
@@ -29,47 +34,104 @@ Arabic in multilang spans, escaped the way Moodle escapes, so Moodle can import 
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from ..models import validate_choice_set
+from .gift_scan import (
+    Bilingual,
+    Block,
+    blocks,
+    escape,
+    html_to_text,
+    normalize,
+    normalize_line,
+    split_multilang,
+    text_to_html,
+    unescape,
+)
+
+__all__ = [
+    "BLANK",
+    "CHOICE_TEXT_MAX_LENGTH",
+    "KINDS",
+    "TITLE_MAX_LENGTH",
+    "Bilingual",
+    "GiftChoice",
+    "GiftDocument",
+    "GiftNumericalAnswer",
+    "GiftQuestion",
+    "Problem",
+    "escape",
+    "html_to_text",
+    "multilang",
+    "normalize",
+    "normalize_line",
+    "parse_gift",
+    "split_multilang",
+    "write_gift",
+]
 
 BLANK = "_____"
 CHOICE_TEXT_MAX_LENGTH = 500
 TITLE_MAX_LENGTH = 200
+# Past this many errors the rest of the file is not read: the file is refused anyway, and
+# a list of thousands helps nobody.
+MAX_ERRORS = 100
+KINDS = ("single", "multiple", "truefalse", "numerical")
+TRUE = Bilingual("True", "صواب")
+FALSE = Bilingual("False", "خطأ")
+ONE, ZERO = Decimal(1), Decimal(0)
+EMPTY = Bilingual()
+_MARKER = re.compile("[=~]")
+# What makes a text more than itself trimmed: markup, entities, escapes, line breaks.
+_SPECIAL = re.compile("[<&{\r\n\ue000-\ue0ff]")
 
 
-@dataclass(frozen=True)
-class Bilingual:
-    en: str = ""
-    ar: str = ""
-
-    def __bool__(self) -> bool:
-        return bool(self.en or self.ar)
-
-
-@dataclass
+@dataclass(slots=True)
 class GiftChoice:
     text: Bilingual
-    is_correct: bool
+    # The share of the question's mark, -1 to 1: `=` is 1, `~` is 0, `~%50%` is 0.5.
+    fraction: Decimal
+    feedback: Bilingual = field(default_factory=Bilingual)
+    line: int = 0
+
+    @property
+    def is_correct(self) -> bool:
+        return self.fraction > 0
+
+
+@dataclass(slots=True)
+class GiftNumericalAnswer:
+    """A number is right within value ± tolerance; a range `a..b` is its midpoint ± half."""
+
+    value: Decimal
+    tolerance: Decimal
+    fraction: Decimal
     feedback: Bilingual = field(default_factory=Bilingual)
     line: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class GiftQuestion:
     prompt: Bilingual
+    # single and multiple: the choices; truefalse: True then False; numerical: none.
     choices: list[GiftChoice]
     explanation: Bilingual = field(default_factory=Bilingual)
     name: str = ""
     line: int = 0
+    kind: str = "single"
+    numerical: list[GiftNumericalAnswer] = field(default_factory=list)
+    # The warnings about this question, also in the document's: an importer that skips the
+    # question leaves them out. Not part of what the question is (not compared).
+    warnings: list[Problem] = field(default_factory=list, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Problem:
     """Something to tell the instructor about one place in the file (line 0: the whole file)."""
 
@@ -95,217 +157,35 @@ class GiftDocument:
     warnings: list[Problem] = field(default_factory=list)
 
 
-# --- Escapes -------------------------------------------------------------------------------
-
-# An escaped control character becomes a private-use character while the question's
-# structure is parsed, then goes back to the literal character in the text.
-_CONTROL = ":#={}~"
-_PLACEHOLDER = {char: chr(0xE000 + ord(char)) for char in _CONTROL + "\\"}
-_LITERAL = {placeholder: char for char, placeholder in _PLACEHOLDER.items()}
-_UNESCAPE = str.maketrans(_LITERAL)
-_PROTECT = str.maketrans({char: _PLACEHOLDER[char] for char in _CONTROL})
-
-# Markup whose control characters are never GIFT syntax, escaped or not: HTML tags (a
-# hand-written `<span lang="ar" ...>` inside an answer), character references (`&#1575;`)
-# and multilang2's `{mlang ar}` tags.
-_LITERAL_MARKUP = re.compile(
-    r"<[A-Za-z/!][^<>{}\n]*>|&#[0-9]+;|&#[xX][0-9A-Fa-f]+;|\{mlang(?:\s[^{}]*)?\}", re.IGNORECASE
-)
-
-
-def _escape_sequences(text: str, lines: list[int]) -> tuple[str, list[int]]:
-    """Replace GIFT's backslash escapes, keeping the source line of every character."""
-    out: list[str] = []
-    out_lines: list[int] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\" and i + 1 < len(text):
-            following = text[i + 1]
-            if following in _PLACEHOLDER:
-                out.append(_PLACEHOLDER[following])
-                out_lines.append(lines[i])
-                i += 2
-                continue
-            if following == "n":
-                out.append("\n")
-                out_lines.append(lines[i])
-                i += 2
-                continue
-        out.append(char)
-        out_lines.append(lines[i])
-        i += 1
-    protected = _LITERAL_MARKUP.sub(lambda m: m.group(0).translate(_PROTECT), "".join(out))
-    return protected, out_lines
-
-
-def _unescape(text: str) -> str:
-    return text.translate(_UNESCAPE)
-
-
-def escape(text: str) -> str:
-    """Escape GIFT's control characters the way Moodle's exporter does."""
-    text = text.replace("\\", "\\\\")
-    for char in "#=~{}:":
-        text = text.replace(char, "\\" + char)
-    return text.replace("\r", "").replace("\n", "\\n")
-
-
-# --- Text formats and multilang ------------------------------------------------------------
+# --- Text formats ----------------------------------------------------------------------------
 
 _FORMAT_PREFIX = re.compile(r"\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
-_SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_LINE_BREAK = re.compile(r"<br\b[^>]*>", re.IGNORECASE)
-_PARAGRAPH = re.compile(r"</?(?:p|h[1-6]|blockquote|pre|ul|ol|table)\b[^>]*>", re.IGNORECASE)
-_BLOCK = re.compile(r"</?(?:div|li|tr|dt|dd)\b[^>]*>", re.IGNORECASE)
-_TAG = re.compile(r"<[A-Za-z/!][^<>]*>")
-_SUP_OR_SUB = re.compile(r"<(sup|sub)\b[^>]*>([^<]*)</\1\s*>", re.IGNORECASE)
-_SCRIPT_DIGITS = {
-    "sup": str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"),
-    "sub": str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎"),
-}
-
-
-def _sup_or_sub(match: re.Match) -> str:
-    """`10<sup>8</sup>` as 10⁸ and `H<sub>2</sub>O` as H₂O, rather than 108 and H2O."""
-    kind, content = match.group(1).lower(), match.group(2)
-    table = _SCRIPT_DIGITS[kind]
-    if content and all(ord(char) in table for char in content):
-        return content.translate(table)
-    return ("^" if kind == "sup" else "_") + content
-
-
-def normalize(text: str) -> str:
-    """The plain text the site stores: lines trimmed, at most one empty line in a row."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = "\n".join(line.strip() for line in text.split("\n"))
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
-
-
-def normalize_line(text: str) -> str:
-    """Like `normalize`, for one-line fields (a choice's text): line breaks become spaces."""
-    return re.sub(r"\s*\n\s*", " ", normalize(text))
-
-
-def html_to_text(value: str, *, keep_newlines: bool = False) -> str:
-    """HTML as plain text: tags dropped, breaks and paragraphs kept as line breaks.
-
-    `keep_newlines` is Moodle's auto-format, where a typed line break is a break too.
-    """
-    value = _SCRIPT_OR_STYLE.sub("", value)
-    if not keep_newlines:
-        value = re.sub(r"[ \t]*[\r\n]+[ \t]*", " ", value)
-    value = _SUP_OR_SUB.sub(_sup_or_sub, value)
-    value = _LINE_BREAK.sub("\n", value)
-    value = _PARAGRAPH.sub("\n\n", value)
-    # Adjacent block tags (`</li><li>`) make one line break, not an empty line.
-    value = re.sub(r"\x00(?:\s*\x00)*", "\n", _BLOCK.sub("\x00", value))
-    value = _TAG.sub("", value)
-    return normalize(html.unescape(value))
-
-
-def text_to_html(value: str) -> str:
-    return html.escape(value, quote=False).replace("\n", "<br>")
-
-
-_MULTILANG_OPEN = re.compile(r"<(span|lang)\b([^>]*)>", re.IGNORECASE)
-_LANG_ATTRIBUTE = re.compile(r"\blang\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
-_MULTILANG_CLASS = re.compile(r"\bclass\s*=\s*[\"'][^\"']*\bmultilang\b", re.IGNORECASE)
-_MLANG = re.compile(r"\{mlang\s+([^{}]+?)\s*\}(.*?)\{mlang\}", re.IGNORECASE | re.DOTALL)
-
-
-def _language(code: str) -> str:
-    return code.strip().lower().replace("-", "_").split("_")[0]
-
-
-def _span_blocks(value: str) -> list[tuple[int, int, list[str], str]]:
-    """Multilang `<span lang class="multilang">` / `<lang lang>` blocks, nested tags allowed."""
-    blocks = []
-    position = 0
-    while match := _MULTILANG_OPEN.search(value, position):
-        tag, attributes = match.group(1).lower(), match.group(2)
-        language = _LANG_ATTRIBUTE.search(attributes)
-        # A plain `<span lang="fr">` marks a language for screen readers; only the
-        # multilang class makes it a translation.
-        if not language or (tag == "span" and not _MULTILANG_CLASS.search(attributes)):
-            position = match.end()
-            continue
-        depth, cursor = 1, match.end()
-        tags = re.compile(rf"<(/?){tag}\b[^>]*>", re.IGNORECASE)
-        while depth and (inner := tags.search(value, cursor)):
-            depth += -1 if inner.group(1) else 1
-            cursor = inner.end()
-        if depth:  # Never closed: leave it as text.
-            position = match.end()
-            continue
-        content = value[match.end() : inner.start()]
-        blocks.append((match.start(), cursor, [_language(language.group(1))], content))
-        position = cursor
-    return blocks
-
-
-def split_multilang(value: str) -> Bilingual:
-    """Moodle multilang text as its English and Arabic versions.
-
-    Consecutive blocks form a group offering one text per language; text between groups is
-    common to both. Arabic is empty unless the markup gives some, so an untranslated text
-    stays visibly untranslated instead of being copied.
-    """
-    blocks = _span_blocks(value) + [
-        (m.start(), m.end(), [_language(code) for code in m.group(1).split(",")], m.group(2))
-        for m in _MLANG.finditer(value)
-    ]
-    if not blocks:
-        return Bilingual(en=value, ar="")
-    blocks.sort()
-    segments: list[str | dict[str, str]] = []
-    cursor = 0
-    for start, end, languages, content in blocks:
-        if start < cursor:  # One kind of markup inside the other: the outer one wins.
-            continue
-        between = value[cursor:start]
-        if segments and isinstance(segments[-1], dict) and not between.strip():
-            group = segments[-1]
-        else:
-            if between:
-                segments.append(between)
-            group = {}
-            segments.append(group)
-        for language in languages:
-            group.setdefault(language, content)
-        cursor = end
-    if cursor < len(value):
-        segments.append(value[cursor:])
-    groups = [s for s in segments if isinstance(s, dict)]
-    has_arabic = any("ar" in group for group in groups)
-    english = "".join(s if isinstance(s, str) else _pick(s, "en") for s in segments)
-    arabic = "".join(s if isinstance(s, str) else _pick(s, "ar") for s in segments)
-    return Bilingual(en=english, ar=arabic if has_arabic else "")
-
-
-def _pick(group: dict[str, str], language: str) -> str:
-    if language in group:
-        return group[language]
-    if "other" in group:
-        return group["other"]
-    if language == "ar":
-        # A group without Arabic inside an otherwise Arabic text: Moodle shows its first text.
-        return group.get("en", next(iter(group.values())))
-    return next((text for code, text in group.items() if code != "ar"), "")
+# Moodle's answer weight, `%50%`, `%-33.333%`, at the start of an answer.
+_WEIGHT = re.compile(r"%(-?[0-9]+(?:\.[0-9]*)?)%")
+# A number as Moodle's is_numeric reads one, without its oddities (hexadecimal, spaces).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+_NUMBER_MAX_LENGTH = 40
+# Numbers past 10^±100 are refused: a range's midpoint then always writes back as read.
+_NUMBER_MAX_EXPONENT = 100
 
 
 def _format_of(raw: str, default: str) -> tuple[str, str]:
     raw = raw.strip()
-    if match := _FORMAT_PREFIX.match(raw):
+    if raw.startswith("[") and (match := _FORMAT_PREFIX.match(raw)):
         return match.group(1).lower(), raw[match.end() :]
     return default, raw
 
 
 def _convert(raw: str, text_format: str, *, one_line: bool = False) -> Bilingual:
     """GIFT text (escapes still as placeholders) as the site's bilingual plain text."""
-    parts = split_multilang(_unescape(raw))
+    if not _SPECIAL.search(raw):
+        # No markup, escape or line break (most answers): in every format, the text trimmed.
+        return Bilingual(raw.strip(), "") if raw else EMPTY
+    parts = split_multilang(unescape(raw))
 
     def plain(value: str) -> str:
+        if not value:
+            return ""
         if text_format == "html":
             value = html_to_text(value)
         elif text_format == "moodle":
@@ -315,47 +195,22 @@ def _convert(raw: str, text_format: str, *, one_line: bool = False) -> Bilingual
     return Bilingual(en=plain(parts.en), ar=plain(parts.ar))
 
 
+def _shortened(text: str) -> str:
+    """A piece of the file quoted in a message: a whole megabyte of digits helps nobody."""
+    return text if len(text) <= _NUMBER_MAX_LENGTH else text[:_NUMBER_MAX_LENGTH] + "…"
+
+
+def _number(text: str) -> Decimal | None:
+    text = text.strip()
+    if len(text) > _NUMBER_MAX_LENGTH or not _NUMBER.fullmatch(text):
+        return None
+    value = Decimal(text)
+    if value and abs(value.adjusted()) > _NUMBER_MAX_EXPONENT:
+        return None
+    return value
+
+
 # --- Parser --------------------------------------------------------------------------------
-
-
-@dataclass
-class _Block:
-    text: str
-    lines: list[int]  # The source line of each character of `text`.
-
-    def line_at(self, index: int) -> int:
-        if not self.lines:
-            return 0
-        return self.lines[min(max(index, 0), len(self.lines) - 1)]
-
-
-def _blocks(source: str) -> list[_Block]:
-    """Split the file into items at blank lines, dropping `//` comment lines."""
-    blocks: list[_Block] = []
-    chars: list[str] = []
-    lines: list[int] = []
-
-    def close() -> None:
-        if chars:
-            text, mapped = _escape_sequences("".join(chars), lines)
-            blocks.append(_Block(text=text, lines=mapped))
-            chars.clear()
-            lines.clear()
-
-    for number, line in enumerate(source.split("\n"), start=1):
-        stripped = line.strip()
-        if not stripped:
-            close()
-            continue
-        if stripped.startswith("//"):
-            continue
-        if chars:
-            chars.append("\n")
-            lines.append(lines[-1])
-        chars.extend(stripped)
-        lines.extend([number] * len(stripped))
-    close()
-    return blocks
 
 
 def parse_gift(source: str) -> GiftDocument:
@@ -363,7 +218,20 @@ def parse_gift(source: str) -> GiftDocument:
     document = GiftDocument()
     source = source.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     category_line = 0
-    for block in _blocks(source):
+    translated: dict[str, str] = {}  # messages said for many questions, translated once
+    for block in blocks(source):
+        if len(document.errors) >= MAX_ERRORS:
+            document.errors.append(
+                Problem(
+                    block.line_at(0),
+                    _(
+                        "More than %(count)d errors: the rest of the file, from here on, was "
+                        "not read. Correct these and upload it again."
+                    )
+                    % {"count": MAX_ERRORS},
+                )
+            )
+            break
         if block.text.startswith("$CATEGORY:"):
             first_line_end = block.text.find("\n")
             if first_line_end == -1:
@@ -385,12 +253,10 @@ def parse_gift(source: str) -> GiftDocument:
                 )
             # Moodle wants the category alone in its item; a question right under it is
             # read as a question rather than lost in the category's name.
-            rest = block.text[first_line_end + 1 :]
-            if not rest.strip():
+            if not block.text[first_line_end + 1 :].strip():
                 continue
-            offset = first_line_end + 1
-            block = _Block(text=rest, lines=block.lines[offset:])
-        _parse_item(block, document)
+            block = block.tail(first_line_end + 1)
+        _Item(block, document, translated).parse()
     if not document.questions and not document.errors:
         document.errors.append(
             Problem(0, _("The file has no multiple-choice question that can be imported."))
@@ -409,190 +275,349 @@ def _category_title(path: str) -> Bilingual:
     if last.startswith("$") or last.lower() == "top":
         return Bilingual()
     # Moodle keeps category names as plain text: no HTML to convert.
-    parts = split_multilang(_unescape(last))
+    parts = split_multilang(unescape(last))
     return Bilingual(
         en=normalize_line(parts.en)[:TITLE_MAX_LENGTH],
         ar=normalize_line(parts.ar)[:TITLE_MAX_LENGTH],
     )
 
 
-def _parse_item(block: _Block, document: GiftDocument) -> None:
-    text, start_line = block.text, block.line_at(0)
-    errors: list[Problem] = []
+class _Item:
+    """One item of the file: a question of some kind, a description, or errors."""
 
-    def error(message: str, index: int | None = None) -> None:
-        errors.append(Problem(block.line_at(index) if index is not None else start_line, message))
+    def __init__(self, block: Block, document: GiftDocument, translated: dict[str, str]) -> None:
+        self.block = block
+        self.document = document
+        self.translated = translated
+        self.start_line = block.line_at(0)
+        self.errors: list[Problem] = []
+        self.warnings: list[Problem] = []
 
-    def skip(kind: str) -> None:
-        document.skipped.append(
+    def error(self, message: str, index: int | None = None) -> None:
+        line = self.block.line_at(index) if index is not None else self.start_line
+        self.errors.append(Problem(line, message))
+
+    def skip(self, kind: str) -> None:
+        self.document.skipped.append(
             Problem(
-                start_line,
+                self.start_line,
                 _("%(kind)s questions are not supported; this question was skipped.")
                 % {"kind": kind},
             )
         )
 
-    name, body_start = "", 0
-    if text.startswith("::"):
-        end = text.find("::", 2)
-        if end == -1:
-            error(_("The question name opened with '::' is not closed with '::'."), 0)
-            document.errors.extend(errors)
+    def parse(self) -> None:
+        text = self.block.text
+        name, body_start = "", 0
+        if text.startswith("::"):
+            end = text.find("::", 2)
+            if end == -1:
+                self.error(_("The question name opened with '::' is not closed with '::'."), 0)
+                self.document.errors.extend(self.errors)
+                return
+            name = normalize_line(unescape(text[2:end]))
+            body_start = end + 2
+        opening = text.find("{", body_start)
+        closing = text.find("}", body_start)
+        after = text[closing + 1 :] if closing != -1 else ""
+        extra = after.find("{")
+        if (extra_closing := after.find("}")) != -1 and (extra == -1 or extra_closing < extra):
+            extra = extra_closing
+
+        if opening == -1 and closing == -1:
+            self.description(body_start)
             return
-        name = normalize_line(_unescape(text[2:end]))
-        body_start = end + 2
-    opening = text.find("{", body_start)
-    closing = text.find("}", body_start)
-    after = text[closing + 1 :] if closing != -1 else ""
-    extra = min((i for i in (after.find("{"), after.find("}")) if i != -1), default=-1)
-
-    if opening == -1 and closing == -1:
-        _description(block, body_start, document)
-        return
-    if closing == -1:
-        error(
-            _(
-                "'{' is not closed with '}' before the question ends (a blank line ends a "
-                "question); write \\{ for a literal brace."
-            ),
-            opening,
-        )
-    elif opening == -1 or closing < opening:
-        error(_("'}' without an opening '{': write \\} for a literal brace."), closing)
-    elif extra != -1:
-        error(
-            _(
-                "A second answer block: put a blank line between questions, or write \\{ "
-                "and \\} for literal braces."
-            ),
-            closing + 1 + extra,
-        )
-    if errors:
-        document.errors.extend(errors)
-        return
-
-    # Text after the answer block makes it a "missing word" question: the block's place
-    # is marked with a blank.
-    question_text = text[body_start:opening] + (BLANK + after if after.strip() else "")
-    answers = text[opening + 1 : closing]
-    general_feedback = ""
-    separator = answers.rfind("####")
-    if separator != -1:
-        general_feedback = answers[separator + 4 :]
-        answers = answers[:separator]
-    answers_start = opening + 1 + len(answers) - len(answers.lstrip())
-    answers = answers.strip()
-
-    # Moodle's order of deciding the question type, from the answer block alone.
-    if not answers:
-        return skip(_("Essay"))
-    if answers.startswith("#"):
-        return skip(_("Numerical"))
-    if "~" not in answers:
-        if "=" in answers and "->" in answers:
-            return skip(_("Matching"))
-        if answers.split("#")[0].strip().upper() in {"T", "TRUE", "F", "FALSE"}:
-            return skip(_("True/false"))
-        return skip(_("Short-answer"))
-
-    text_format, question_text = _format_of(question_text, "moodle")
-    prompt = _convert(question_text, text_format)
-    if not prompt.en:
-        error(_("The question has no English text."), body_start)
-    markers = [i for i, char in enumerate(answers) if char in "=~"]
-    if answers[: markers[0]].strip():
-        error(
-            _("Text before the first answer: start every answer with = (right) or ~ (wrong)."),
-            answers_start,
-        )
-    choices: list[GiftChoice] = []
-    partial_credit = negative_marking = False
-    for number, marker in enumerate(markers):
-        end = markers[number + 1] if number + 1 < len(markers) else len(answers)
-        piece = answers[marker + 1 : end].strip()
-        line = block.line_at(answers_start + marker)
-        is_correct = answers[marker] == "="
-        if not is_correct and (weight := re.match(r"%(-?[0-9]+(?:\.[0-9]*)?)%", piece)):
-            piece = piece[weight.end() :].strip()
-            value = float(weight.group(1))
-            is_correct = value == 100
-            # A wrong answer's penalty has no place here; half a right answer would.
-            negative_marking = negative_marking or value < 0
-            partial_credit = partial_credit or 0 < value < 100
-        answer, _hash, feedback = piece.partition("#")
-        answer_format, answer = _format_of(answer, text_format)
-        feedback_format, feedback = _format_of(feedback, text_format)
-        choice = GiftChoice(
-            text=_convert(answer, answer_format, one_line=True),
-            is_correct=is_correct,
-            feedback=_convert(feedback, feedback_format),
-            line=line,
-        )
-        if not choice.text.en:
-            errors.append(Problem(line, _("An answer has no English text.")))
-        elif max(len(choice.text.en), len(choice.text.ar)) > CHOICE_TEXT_MAX_LENGTH:
-            errors.append(
-                Problem(
-                    line,
-                    _("An answer is longer than %(max)d characters.")
-                    % {"max": CHOICE_TEXT_MAX_LENGTH},
-                )
-            )
-        choices.append(choice)
-    if partial_credit:
-        return skip(_("Multiple-answer and partial-credit multiple-choice"))
-    try:
-        validate_choice_set([(position, c.is_correct) for position, c in enumerate(choices)])
-    except ValidationError as invalid:
-        for message in invalid.messages:
-            error(message)
-    if errors:
-        document.errors.extend(errors)
-        return
-
-    if negative_marking:
-        document.warnings.append(
-            Problem(
-                start_line,
+        if closing == -1:
+            self.error(
                 _(
-                    "Negative marks are not supported: the answers that carry them count "
-                    "as simply wrong."
+                    "'{' is not closed with '}' before the question ends (a blank line ends "
+                    "a question); write \\{ for a literal brace."
                 ),
+                opening,
             )
-        )
-    gf_format, general_feedback = _format_of(general_feedback, text_format)
-    explanation = _convert(general_feedback, gf_format)
-    if not explanation.en:
-        document.warnings.append(
-            Problem(
-                start_line,
+        elif opening == -1 or closing < opening:
+            self.error(_("'}' without an opening '{': write \\} for a literal brace."), closing)
+        elif extra != -1:
+            self.error(
                 _(
+                    "A second answer block: put a blank line between questions, or write \\{ "
+                    "and \\} for literal braces."
+                ),
+                closing + 1 + extra,
+            )
+        if self.errors:
+            self.document.errors.extend(self.errors)
+            return
+
+        # Text after the answer block makes it a "missing word" question: the block's place
+        # is marked with a blank.
+        question_text = text[body_start:opening] + (BLANK + after if after.strip() else "")
+        answers = text[opening + 1 : closing]
+        general_feedback = ""
+        separator = answers.rfind("####")
+        if separator != -1:
+            general_feedback = answers[separator + 4 :]
+            answers = answers[:separator]
+        self.answers_start = opening + 1 + len(answers) - len(answers.lstrip())
+        answers = answers.strip()
+
+        # Moodle's order of deciding the question type, from the answer block alone.
+        if not answers:
+            return self.skip(_("Essay"))
+        if answers.startswith("#"):
+            kind = "numerical"
+        elif "~" in answers:
+            # Moodle: a `=` anywhere makes it single-answer; without one, multiple answers.
+            kind = "single" if "=" in answers else "multiple"
+        elif "=" in answers and "->" in answers:
+            return self.skip(_("Matching"))
+        elif answers.split("#")[0].strip() in {"T", "TRUE", "F", "FALSE"}:
+            kind = "truefalse"
+        else:
+            return self.skip(_("Short-answer"))
+
+        self.text_format, question_text = _format_of(question_text, "moodle")
+        prompt = _convert(question_text, self.text_format)
+        if not prompt.en:
+            self.error(_("The question has no English text."), body_start)
+        question = GiftQuestion(
+            prompt=prompt, choices=[], name=name, line=self.start_line, kind=kind
+        )
+        if kind == "numerical":
+            question.numerical = self.numerical_answers(answers)
+        elif kind == "truefalse":
+            question.choices = self.true_false(answers)
+        else:
+            question.choices = self.choices(answers, kind)
+        if self.errors:
+            self.document.errors.extend(self.errors)
+            return
+
+        question.explanation = self.feedback(general_feedback)
+        if not question.explanation.en:
+            if "no explanation" not in self.translated:
+                self.translated["no explanation"] = _(
                     "No general feedback (####): the question's explanation is empty; "
                     "write one before publishing."
+                )
+            self.warnings.append(Problem(self.start_line, self.translated["no explanation"]))
+        question.warnings = self.warnings
+        self.document.warnings.extend(self.warnings)
+        self.document.questions.append(question)
+
+    def description(self, body_start: int) -> None:
+        """Text with no answer block: the quiz's description if it comes first, else skipped."""
+        document = self.document
+        text_format, text = _format_of(self.block.text[body_start:], "moodle")
+        if not (document.questions or document.description or document.skipped or document.errors):
+            document.description = _convert(text, text_format)
+            document.description_line = self.start_line
+            return
+        document.skipped.append(
+            Problem(
+                self.start_line,
+                _(
+                    "Text without an answer block (a description) is not a question; it was "
+                    "skipped."
                 ),
             )
         )
-    document.questions.append(
-        GiftQuestion(
-            prompt=prompt, choices=choices, explanation=explanation, name=name, line=start_line
-        )
-    )
 
+    def line_of(self, index: int) -> int:
+        """The line of a character of the (stripped) answer block."""
+        return self.block.line_at(self.answers_start + index)
 
-def _description(block: _Block, body_start: int, document: GiftDocument) -> None:
-    """Text with no answer block: the quiz's description if it comes first, else skipped."""
-    text_format, text = _format_of(block.text[body_start:], "moodle")
-    line = block.line_at(0)
-    if not (document.questions or document.description or document.skipped or document.errors):
-        document.description = _convert(text, text_format)
-        document.description_line = line
-        return
-    document.skipped.append(
-        Problem(
-            line,
-            _("Text without an answer block (a description) is not a question; it was skipped."),
+    def weight(self, piece: str, line: int) -> tuple[Decimal | None, str]:
+        """A leading `%w%` as a fraction, and the rest of the answer; None without one."""
+        match = _WEIGHT.match(piece)
+        if not match:
+            return None, piece
+        percent = Decimal(match.group(1))
+        if not -100 <= percent <= 100:
+            self.errors.append(
+                Problem(
+                    line,
+                    _("Answer weights go from -100%% to 100%%; this one is %(weight)s%%.")
+                    % {"weight": _shortened(match.group(1))},
+                )
+            )
+        return percent / 100, piece[match.end() :].strip()
+
+    def feedback(self, raw: str) -> Bilingual:
+        """A feedback's text, in the question's format unless it names its own."""
+        text_format, raw = _format_of(raw, self.text_format)
+        return _convert(raw, text_format)
+
+    def text_and_feedback(self, piece: str) -> tuple[Bilingual, Bilingual]:
+        answer, _hash, feedback = piece.partition("#")
+        answer_format, answer = _format_of(answer, self.text_format)
+        return (
+            _convert(answer, answer_format, one_line=True),
+            self.feedback(feedback) if feedback else EMPTY,
         )
-    )
+
+    def choices(self, answers: str, kind: str) -> list[GiftChoice]:
+        markers = [marker.start() for marker in _MARKER.finditer(answers)]
+        if answers[: markers[0]].strip():
+            self.error(
+                _("Text before the first answer: start every answer with = (right) or ~ (wrong)."),
+                self.answers_start,
+            )
+        choices: list[GiftChoice] = []
+        for number, marker in enumerate(markers):
+            end = markers[number + 1] if number + 1 < len(markers) else len(answers)
+            piece = answers[marker + 1 : end].strip()
+            line = self.line_of(marker)
+            if answers[marker] == "=":
+                # Moodle reads weights only after `~`: `=%50%x` is a right answer, "%50%x".
+                fraction = ONE
+                if _WEIGHT.match(piece):
+                    self.warnings.append(
+                        Problem(
+                            line,
+                            _(
+                                "An answer starts with = and a weight: Moodle reads it as "
+                                "a right answer whose text starts with the weight, and so "
+                                "does this import. Write ~ before a weight."
+                            ),
+                        )
+                    )
+            elif piece.startswith("%"):
+                weight, piece = self.weight(piece, line)
+                fraction = ZERO if weight is None else weight
+            else:
+                fraction = ZERO
+            text, feedback = self.text_and_feedback(piece)
+            choice = GiftChoice(text=text, fraction=fraction, feedback=feedback, line=line)
+            if not choice.text.en:
+                self.errors.append(Problem(line, _("An answer has no English text.")))
+            elif max(len(choice.text.en), len(choice.text.ar)) > CHOICE_TEXT_MAX_LENGTH:
+                self.errors.append(
+                    Problem(
+                        line,
+                        _("An answer is longer than %(max)d characters.")
+                        % {"max": CHOICE_TEXT_MAX_LENGTH},
+                    )
+                )
+            choices.append(choice)
+        self.validate_choices(choices, kind)
+        return choices
+
+    def validate_choices(self, choices: list[GiftChoice], kind: str) -> None:
+        # No right answer at all: whatever the markers say, the author most likely meant a
+        # single-answer question and forgot its `=`, so the site's own rule speaks.
+        if kind == "single" or not any(choice.fraction > 0 for choice in choices):
+            try:
+                validate_choice_set(
+                    [(position, c.fraction == 1) for position, c in enumerate(choices)]
+                )
+            except ValidationError as invalid:
+                for message in invalid.messages:
+                    self.error(message)
+            return
+        if len(choices) < 2:
+            self.error(_("A question needs at least two choices."))
+        if all(choice.fraction > 0 for choice in choices):
+            self.error(
+                _(
+                    "A multiple-answer question needs at least one wrong answer: give it a "
+                    "weight of 0%, or a negative one such as ~%-100%."
+                )
+            )
+        total = sum(choice.fraction for choice in choices if choice.fraction > 0)
+        # Moodle refuses right answers that do not add up to 100% (to two decimals).
+        if round(total * 100, 2) != 100:
+            self.warnings.append(
+                Problem(
+                    self.start_line,
+                    _(
+                        "The right answers' weights add up to %(total)s%%, not 100%%: a "
+                        "learner who ticks all of them does not get exactly the full mark."
+                    )
+                    % {"total": _percent(total)},
+                )
+            )
+
+    def true_false(self, answers: str) -> list[GiftChoice]:
+        # Moodle: `{T#feedback if wrong#feedback if right}`; a further `#` belongs to the second.
+        bits = answers.split("#", 2) + ["", ""]
+        wrong, right = self.feedback(bits[1]), self.feedback(bits[2])
+        is_true = bits[0].strip() in {"T", "TRUE"}
+        line = self.line_of(0)
+        return [
+            GiftChoice(TRUE, ONE if is_true else ZERO, right if is_true else wrong, line),
+            GiftChoice(FALSE, ZERO if is_true else ONE, wrong if is_true else right, line),
+        ]
+
+    def numerical_answers(self, answers: str) -> list[GiftNumericalAnswer]:
+        body = answers[1:]  # without the leading `#`
+        other = body.find("~")
+        if other != -1:
+            body = body[:other]
+            self.warnings.append(
+                Problem(
+                    self.line_of(1 + other),
+                    _("Feedback for any other number (~) is not supported; it was left out."),
+                )
+            )
+        result: list[GiftNumericalAnswer] = []
+        offset = 1
+        for number, piece in enumerate(body.split("=")):
+            line = self.line_of(offset + len(piece) - len(piece.lstrip()))
+            offset += len(piece) + 1
+            piece = piece.strip()
+            if number == 0 and not piece:
+                continue
+            weight, piece = self.weight(piece, line)
+            answer, _hash, feedback = piece.partition("#")
+            parsed = self.number_and_tolerance(unescape(_format_of(answer, "")[1]), line)
+            if parsed:
+                result.append(
+                    GiftNumericalAnswer(
+                        value=parsed[0],
+                        tolerance=parsed[1],
+                        fraction=ONE if weight is None else weight,
+                        feedback=self.feedback(feedback),
+                        line=line,
+                    )
+                )
+        if not result and not self.errors:
+            self.error(_("A numerical question needs an answer, such as {#16:0.5}."))
+        elif result and not any(answer.fraction == 1 for answer in result):
+            self.error(_("A numerical question needs an answer worth the full mark (100%)."))
+        return result
+
+    def number_and_tolerance(self, text: str, line: int) -> tuple[Decimal, Decimal] | None:
+        low, dots, high = text.partition("..")
+        value, colon, tolerance = text.partition(":")
+        if dots and low.strip():
+            start, end = _number(low), _number(high)
+            if start is not None and end is not None:
+                if start > end:
+                    self.errors.append(Problem(line, _("A range's start is greater than its end.")))
+                    return None
+                middle = (start + end) / 2
+                return middle, end - middle
+        elif colon and value.strip():
+            number, margin = _number(value), _number(tolerance)
+            if number is not None and margin is not None:
+                if margin < 0:
+                    self.errors.append(Problem(line, _("A tolerance cannot be negative.")))
+                    return None
+                return number, margin
+        elif (number := _number(text)) is not None:
+            return number, ZERO
+        self.errors.append(
+            Problem(
+                line,
+                _(
+                    "“%(text)s” is not a numerical answer: write a number such as 16, a number "
+                    "and its tolerance such as 16:0.5, or a range such as 15..17."
+                )
+                % {"text": _shortened(text.strip())},
+            )
+        )
+        return None
 
 
 # --- Writer --------------------------------------------------------------------------------
@@ -616,6 +641,11 @@ def _answer_piece(value: Bilingual) -> str:
     return escape(markup)
 
 
+def _percent(fraction: Decimal) -> str:
+    """A fraction as GIFT's percent weight: 0.5 as 50, -1 as -100, 1/3 as 33.33333."""
+    return format((fraction * 100).normalize(), "f")
+
+
 def _category_name(value: Bilingual) -> str:
     # filter_multilang2's syntax: a span's closing tag would need its slash doubled here.
     if value.ar:
@@ -625,6 +655,42 @@ def _category_name(value: Bilingual) -> str:
     # Backslashes as GIFT escapes them (a title "C:\new" is not a line break); `//` as
     # Moodle's category paths escape a slash inside a name.
     return name.replace("\\", "\\\\").replace("/", "//")
+
+
+def _answer_lines(question: GiftQuestion) -> list[str]:
+    """The inside of a question's answer block, one line per answer, as Moodle writes it."""
+    if question.kind == "truefalse":
+        true, false = question.choices
+        right, wrong = (true, false) if true.fraction == 1 else (false, true)
+        line = "TRUE" if right is true else "FALSE"
+        if wrong.feedback or right.feedback:
+            line += f"#{_answer_piece(wrong.feedback)}"
+        if right.feedback:
+            line += f"#{_answer_piece(right.feedback)}"
+        return [line]
+    if question.kind == "numerical":
+        lines = ["#"]
+        for answer in question.numerical:
+            weight = "" if answer.fraction == 1 else f"%{_percent(answer.fraction)}%"
+            line = f"\t={weight}{answer.value}:{answer.tolerance}"
+            if answer.feedback:
+                line += f"#{_answer_piece(answer.feedback)}"
+            lines.append(line)
+        return lines
+    lines = [""]
+    for choice in question.choices:
+        # `=` only in a single-answer question: anywhere else it would make it one.
+        if choice.fraction == 1 and question.kind == "single":
+            marker = "="
+        elif choice.fraction == 0:
+            marker = "~"
+        else:
+            marker = f"~%{_percent(choice.fraction)}%"
+        line = f"\t{marker}{_answer_piece(choice.text)}"
+        if choice.feedback:
+            line += f"#{_answer_piece(choice.feedback)}"
+        lines.append(line)
+    return lines
 
 
 def write_gift(
@@ -648,13 +714,21 @@ def write_gift(
         out.append("")
     for number, question in enumerate(questions, start=1):
         name = question.name or f"Q{number}"
-        out.append(f"::{escape(name)}::[html]{escape(multilang(question.prompt))}{{")
-        for choice in question.choices:
-            marker = "=" if choice.is_correct else "~"
-            line = f"\t{marker}{_answer_piece(choice.text)}"
-            if choice.feedback:
-                line += f"#{_answer_piece(choice.feedback)}"
-            out.append(line)
+        lines = _answer_lines(question)
+        opening = f"::{escape(name)}::[html]{escape(multilang(question.prompt))}{{"
+        if question.kind == "truefalse":
+            # One line, as Moodle writes it: `{TRUE#wrong#right####general}`.
+            explanation = question.explanation
+            out.append(
+                opening
+                + lines[0]
+                + (f"####{_answer_piece(explanation)}" if explanation else "")
+                + "}"
+            )
+            out.append("")
+            continue
+        out.append(opening + lines[0])
+        out.extend(lines[1:])
         if question.explanation:
             out.append(f"\t####{_answer_piece(question.explanation)}")
         out.append("}")

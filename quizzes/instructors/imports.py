@@ -11,15 +11,19 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import transaction
+from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Max
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from ..content import quiz_touch
 from ..models import Choice, Guide, Question, Quiz
-from .gift import TITLE_MAX_LENGTH, Bilingual, GiftDocument, Problem, parse_gift
+from .gift import TITLE_MAX_LENGTH, Bilingual, GiftDocument, GiftQuestion, Problem, parse_gift
 
 PLACEHOLDER_GUIDE_SLUG = "imported"
+# One request imports at most this many questions: more would outlast the server's
+# timeout. The README's instructor section and the import page say so.
+MAX_QUESTIONS_PER_FILE = 1000
 
 
 class GiftImportError(Exception):
@@ -70,7 +74,7 @@ def quiz_import_gift(
     belongs to `guide`, or to the placeholder guide. Raises GiftImportError, writing
     nothing, if the file has any error.
     """
-    document = parse_gift(text)
+    document = read_gift(text)
     if document.errors:
         raise GiftImportError(document.errors, document)
     if quiz_slug:
@@ -106,7 +110,11 @@ def quiz_import_gift(
                     ),
                 )
             )
-        questions = _append_questions(quiz, document)
+        last = quiz.questions.aggregate(last=Max("position"))["last"] or 0
+        if problems := _positions_out_of_range(last, document):
+            # Raised inside the transaction: a quiz created above is rolled back too.
+            raise GiftImportError(problems, document)
+        questions = _append_questions(quiz, document, last=last)
     return ImportResult(
         quiz=quiz,
         created=created,
@@ -114,6 +122,108 @@ def quiz_import_gift(
         notes=notes,
         placeholder_guide=used_placeholder,
     )
+
+
+def read_gift(text: str) -> GiftDocument:
+    """The file as this site imports it: parsed, then held to the site's limits.
+
+    The parser reads every kind of question; the models hold single-answer multiple choice
+    only, so the other kinds are reported and skipped here (with their warnings) until they
+    do. The dry run of `import_quiz` reads files through this too.
+    """
+    document = parse_gift(text)
+    if len(document.questions) > MAX_QUESTIONS_PER_FILE:
+        document.errors.append(
+            Problem(
+                0,
+                _(
+                    "The file has %(count)d questions; at most %(max)d can be imported from "
+                    "one file. Split it into several files."
+                )
+                % {"count": len(document.questions), "max": MAX_QUESTIONS_PER_FILE},
+            )
+        )
+    kept, left_out = [], set()
+    for question in document.questions:
+        if reason := _not_supported_yet(question):
+            document.skipped.append(
+                Problem(
+                    question.line,
+                    _("%(kind)s questions are not supported yet; this question was skipped.")
+                    % {"kind": reason},
+                )
+            )
+            left_out.update(question.warnings)
+            continue
+        if any(choice.fraction < 0 for choice in question.choices):
+            document.warnings.append(
+                Problem(
+                    question.line,
+                    _(
+                        "Negative marks are not supported: the answers that carry them count "
+                        "as simply wrong."
+                    ),
+                )
+            )
+        kept.append(question)
+    document.questions = kept
+    document.warnings = [warning for warning in document.warnings if warning not in left_out]
+    if not document.questions and not document.errors:
+        document.errors.append(
+            Problem(0, _("The file has no multiple-choice question that can be imported."))
+        )
+    return document
+
+
+def _not_supported_yet(question: GiftQuestion) -> str:
+    """Why the models cannot hold the question yet (its kind, to show), or "" if they can.
+
+    The models hold one right choice (fraction 1) and wrong ones; a wrong answer's negative
+    weight is read as simply wrong. A "multiple" question weighted that way (`{~%100%a ~b}`,
+    which Moodle reads as multiple answers for lack of a `=`) is imported as single-answer,
+    as it always was.
+    """
+    if question.kind == "numerical":
+        return _("Numerical")
+    if question.kind == "truefalse":
+        return _("True/false")
+    fractions = [choice.fraction for choice in question.choices]
+    if fractions.count(1) == 1 and all(f == 1 or f <= 0 for f in fractions):
+        return ""
+    if question.kind == "multiple":
+        return _("Multiple-answer")
+    return _("Partial-credit multiple-choice")
+
+
+def _positions_out_of_range(last: int, document: GiftDocument) -> list[Problem]:
+    """Positions past what the position fields hold (PositiveSmallIntegerField: 32,767).
+
+    The field's range on every database: SQLite would store more, PostgreSQL would fail.
+    """
+    field_type = Question._meta.get_field("position").get_internal_type()
+    highest = BaseDatabaseOperations.integer_field_ranges[field_type][1]
+    problems = []
+    if last + len(document.questions) > highest:
+        problems.append(
+            Problem(
+                0,
+                _(
+                    "The quiz's questions already reach position %(last)d; %(count)d more "
+                    "would pass the highest position, %(highest)d."
+                )
+                % {"last": last, "count": len(document.questions), "highest": highest},
+            )
+        )
+    problems.extend(
+        Problem(
+            question.line,
+            _("The question has %(count)d answers; at most %(highest)d fit.")
+            % {"count": len(question.choices), "highest": highest},
+        )
+        for question in document.questions
+        if len(question.choices) > highest
+    )
+    return problems
 
 
 def _new_quiz(document: GiftDocument, *, filename: str, slug: str | None, guide: Guide) -> Quiz:
@@ -149,8 +259,7 @@ def _unique_slug(title: str) -> str:
     return slug
 
 
-def _append_questions(quiz: Quiz, document: GiftDocument) -> list[Question]:
-    last = quiz.questions.aggregate(last=Max("position"))["last"] or 0
+def _append_questions(quiz: Quiz, document: GiftDocument, *, last: int) -> list[Question]:
     questions = []
     choices = []
     for offset, parsed in enumerate(document.questions, start=1):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+from decimal import Decimal
+
 import pytest
+from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizzes.instructors.gift import (
     Bilingual,
     GiftChoice,
+    GiftNumericalAnswer,
     GiftQuestion,
     html_to_text,
     normalize,
@@ -17,6 +22,8 @@ from quizzes.instructors.gift import (
     split_multilang,
     write_gift,
 )
+
+from .conftest import DATA
 
 
 def _choices(question: GiftQuestion) -> list[tuple[str, str, bool, str, str]]:
@@ -42,7 +49,17 @@ def test_representative_file_gives_the_quiz_title_and_description_in_both_langua
     assert document.description == Bilingual(
         "Check what you know about waves & sound.", "اختبر معرفتك بالأمواج والصوت."
     )
-    assert len(document.questions) == 5
+    # Without a `=`, Moodle reads the third, `{~%0%a ~%100%b ~%0%c}`, as multiple answers.
+    assert [question.kind for question in document.questions] == [
+        "single",
+        "single",
+        "multiple",
+        "single",
+        "single",
+        "numerical",
+        "truefalse",
+        "multiple",
+    ]
 
 
 def test_html_question_with_multilang_spans_and_feedback_on_each_answer(representative_gift):
@@ -137,27 +154,38 @@ def test_moodle_format_keeps_line_breaks_and_text_outside_markup_is_in_both_lang
     )
 
 
-def test_other_question_types_are_reported_with_their_line_numbers_and_skipped(
+def test_essays_matching_and_short_answers_are_reported_with_their_line_numbers_and_skipped(
     representative_gift,
 ):
     document = parse_gift(representative_gift)
 
     assert [(p.line, p.message.split(" questions")[0]) for p in document.skipped] == [
         (47, "Essay"),
-        (49, "Numerical"),
         (51, "Matching"),
-        (57, "True/false"),
         (59, "Short-answer"),
-        (61, "Multiple-answer and partial-credit multiple-choice"),
     ]
     assert all("skipped" in problem.message for problem in document.skipped)
 
 
-def test_a_question_without_general_feedback_is_imported_with_a_warning(representative_gift):
+def test_numerical_true_false_and_multiple_answer_questions_are_read(representative_gift):
+    numerical, true_false, multiple = parse_gift(representative_gift).questions[5:]
+
+    assert (numerical.line, numerical.prompt.en) == (49, "How many hertz in a kilohertz?")
+    assert [(a.value, a.tolerance, a.fraction) for a in numerical.numerical] == [(1000, 0, 1)]
+    assert (true_false.line, true_false.prompt.en) == (57, "Sound travels in a vacuum.")
+    assert [(c.text.en, c.fraction) for c in true_false.choices] == [("True", 0), ("False", 1)]
+    assert [(c.text.en, c.fraction) for c in multiple.choices] == [
+        ("Sound", Decimal("0.5")),
+        ("Light", Decimal("0.5")),
+        ("A rock", Decimal("-1")),
+    ]
+
+
+def test_a_question_without_general_feedback_is_read_with_a_warning(representative_gift):
     document = parse_gift(representative_gift)
 
-    assert [problem.line for problem in document.warnings] == [28]
-    assert "explanation is empty" in document.warnings[0].message
+    assert [problem.line for problem in document.warnings] == [28, 49, 57, 61]
+    assert all("explanation is empty" in problem.message for problem in document.warnings)
 
 
 # --- Malformed files -----------------------------------------------------------------------
@@ -182,6 +210,22 @@ def test_a_question_without_general_feedback_is_imported_with_a_warning(represen
             id="arabic-only-prompt",
         ),
         pytest.param("What?{=" + "a" * 501 + " ~b}", 1, "longer than 500", id="long-answer"),
+        # Weights and numerical answers.
+        pytest.param("Q?{=a\n~%150%b}", 2, "from -100% to 100%; this one is 150%", id="over"),
+        pytest.param("Q?{=a\n~%-101%b}", 2, "this one is -101%", id="under"),
+        pytest.param("Q?{~%50%a ~%50%b}", 1, "at least one wrong answer", id="no-wrong"),
+        pytest.param("Q?{~%0%a ~%-50%b}", 1, "Mark one choice as correct", id="no-right"),
+        pytest.param("Q?{~%100%a}", 1, "at least two choices", id="one-choice"),
+        pytest.param("Q?{=a ~%100%b}", 1, "Only one choice may be marked", id="two-full"),
+        pytest.param("Q?{#sixteen}", 1, "“sixteen” is not a numerical answer", id="words"),
+        pytest.param("Q?{#\n=16:x}", 2, "“16:x” is not a numerical answer", id="tolerance"),
+        pytest.param("Q?{#1e999}", 1, "is not a numerical answer", id="huge"),
+        pytest.param("Q?{#nan}", 1, "is not a numerical answer", id="nan"),
+        pytest.param("Q?{#5..1}", 1, "start is greater than its end", id="backwards-range"),
+        pytest.param("Q?{#16:-1}", 1, "tolerance cannot be negative", id="negative-tolerance"),
+        pytest.param("Q?{#=%50%16}", 1, "worth the full mark", id="no-full-mark"),
+        pytest.param("Q?{#}", 1, "needs an answer", id="no-answer"),
+        pytest.param("Q?{#=%200%16}", 1, "this one is 200%", id="weight"),
     ],
 )
 def test_malformed_questions_are_errors_with_their_line_numbers(gift, line, message):
@@ -214,16 +258,15 @@ def test_a_file_with_no_multiple_choice_question_is_an_error():
 # --- Details of reading ----------------------------------------------------------------------
 
 
-def test_negative_marks_count_as_simply_wrong_with_a_warning():
+def test_negative_marks_are_read_as_negative_fractions():
     document = parse_gift("Q?{=right ~%-50%wrong#Oops ~%0%also wrong}")
 
-    assert [(c.text.en, c.is_correct) for c in document.questions[0].choices] == [
-        ("right", True),
-        ("wrong", False),
-        ("also wrong", False),
+    assert [(c.text.en, c.fraction, c.is_correct) for c in document.questions[0].choices] == [
+        ("right", 1, True),
+        ("wrong", Decimal("-0.5"), False),
+        ("also wrong", 0, False),
     ]
     assert document.questions[0].choices[1].feedback.en == "Oops"
-    assert [problem.line for problem in document.warnings if "Negative" in problem.message] == [1]
 
 
 def test_windows_line_endings_a_byte_order_mark_and_a_question_under_its_category():
@@ -302,8 +345,8 @@ def _sample() -> list[GiftQuestion]:
             prompt=Bilingual("Is 2 < 3 & {x} = #1?\n\nSay: yes ~ no", "هل ٢ < ٣؟"),
             explanation=Bilingual("Because.\nReally.", "لأنّ."),
             choices=[
-                GiftChoice(Bilingual("[plain] yes", "نعم"), True, Bilingual("", "أحسنت")),
-                GiftChoice(Bilingual("%50% no", ""), False, Bilingual("#2: no", "")),
+                GiftChoice(Bilingual("[plain] yes", "نعم"), Decimal(1), Bilingual("", "أحسنت")),
+                GiftChoice(Bilingual("%50% no", ""), Decimal(0), Bilingual("#2: no", "")),
             ],
         )
     ]
@@ -351,12 +394,12 @@ def _questions(draw) -> GiftQuestion:
     choices = [
         GiftChoice(
             text=Bilingual(draw(_line), draw(_line | st.just(""))),
-            is_correct=False,
+            fraction=Decimal(0),
             feedback=Bilingual(draw(_paragraphs), draw(_paragraphs)),
         )
         for _i in range(draw(st.integers(2, 4)))
     ]
-    choices[draw(st.integers(0, len(choices) - 1))].is_correct = True
+    choices[draw(st.integers(0, len(choices) - 1))].fraction = Decimal(1)
     return GiftQuestion(
         prompt=Bilingual(draw(_paragraphs.filter(bool)), draw(_paragraphs)),
         explanation=Bilingual(draw(_paragraphs), draw(_paragraphs)),
@@ -385,3 +428,289 @@ def test_any_questions_written_read_back_unchanged(questions):
 )
 def test_a_quiz_title_with_backslashes_and_slashes_comes_back_whole(title):
     assert parse_gift(write_gift([], title=title)).title == title
+
+
+# --- Question kinds ------------------------------------------------------------------------
+
+
+def _fractions(gift: str) -> list[Decimal]:
+    return [choice.fraction for choice in parse_gift(gift).questions[0].choices]
+
+
+@pytest.mark.parametrize(
+    ("answers", "right"),
+    [("T", "True"), ("TRUE", "True"), ("F", "False"), ("FALSE", "False")],
+)
+def test_true_false_questions_hold_true_then_false_with_the_right_one_at_full_mark(answers, right):
+    question = parse_gift(f"Sound needs a medium.{{{answers}}}").questions[0]
+
+    assert question.kind == "truefalse"
+    assert [(c.text, c.fraction) for c in question.choices] == [
+        (Bilingual("True", "صواب"), 1 if right == "True" else 0),
+        (Bilingual("False", "خطأ"), 1 if right == "False" else 0),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("answers", "true_feedback", "false_feedback"),
+    [
+        # Moodle's order: the feedback for a wrong answer, then for a right one.
+        ("T#Sorry#Well done", "Well done", "Sorry"),
+        ("F#Sorry#Well done", "Sorry", "Well done"),
+        ("FALSE##Well done", "", "Well done"),
+        ("TRUE#Sorry", "", "Sorry"),
+    ],
+)
+def test_true_false_feedback_goes_to_the_choice_a_learner_picked(
+    answers, true_feedback, false_feedback
+):
+    true, false = parse_gift(f"Q?{{{answers}####Because.}}").questions[0].choices
+
+    assert (true.feedback.en, false.feedback.en) == (true_feedback, false_feedback)
+
+
+def test_true_false_is_read_as_moodle_reads_it_in_capitals_only():
+    document = parse_gift("Q?{true}")
+
+    assert document.questions == []
+    assert "Short-answer" in document.skipped[0].message
+
+
+@pytest.mark.parametrize(
+    ("answers", "kind", "fractions"),
+    [
+        ("=a ~b", "single", [1, 0]),
+        ("=a ~%50%b ~%-100%c", "single", [1, Decimal("0.5"), -1]),
+        # Without a `=` Moodle reads multiple answers, even with one answer at 100%.
+        ("~%100%a ~b", "multiple", [1, 0]),
+        ("~%50%a ~%50%b ~%-100%c", "multiple", [Decimal("0.5"), Decimal("0.5"), -1]),
+        (
+            "~%33.333%a ~%33.333%b ~%33.334%c ~d",
+            "multiple",
+            [Decimal("0.33333")] * 2
+            + [
+                Decimal("0.33334"),
+                0,
+            ],
+        ),
+    ],
+)
+def test_answer_weights_are_fractions_and_a_right_answer_marker_makes_a_single_answer(
+    answers, kind, fractions
+):
+    question = parse_gift(f"Q?{{{answers}}}").questions[0]
+
+    assert question.kind == kind
+    assert [choice.fraction for choice in question.choices] == fractions
+    assert [choice.is_correct for choice in question.choices] == [f > 0 for f in fractions]
+
+
+def test_a_weight_after_an_equals_sign_is_part_of_a_right_answers_text_with_a_warning():
+    document = parse_gift("Q?{\n=%50%half\n~b}")
+
+    assert [(c.text.en, c.fraction) for c in document.questions[0].choices] == [
+        ("%50%half", 1),
+        ("b", 0),
+    ]
+    assert [p.line for p in document.warnings if "Write ~ before a weight" in p.message] == [2]
+
+
+def test_multiple_answers_whose_right_weights_miss_100_percent_are_read_with_a_warning():
+    document = parse_gift("Q?{~%50%a ~%20%b ~c ####Why.}")
+
+    assert document.questions[0].kind == "multiple"
+    assert [str(p) for p in document.warnings] == [
+        "Line 1: The right answers' weights add up to 70%, not 100%: a learner who ticks "
+        "all of them does not get exactly the full mark."
+    ]
+
+
+def _numbers(gift: str) -> list[tuple[Decimal, Decimal, Decimal, str]]:
+    question = parse_gift(gift).questions[0]
+    assert question.kind == "numerical"
+    assert question.choices == []
+    return [(a.value, a.tolerance, a.fraction, a.feedback.en) for a in question.numerical]
+
+
+@pytest.mark.parametrize(
+    ("answers", "expected"),
+    [
+        ("#16:0.5", [(16, Decimal("0.5"), 1, "")]),
+        ("#16", [(16, 0, 1, "")]),
+        ("#100..120", [(110, 10, 1, "")]),
+        ("#-1.5e3:.5#Right", [(Decimal("-1500"), Decimal("0.5"), 1, "Right")]),
+        (
+            "#=16:0 =%50%15:1 #Close",
+            [(16, 0, 1, ""), (15, 1, Decimal("0.5"), "Close")],
+        ),
+        ("#\n\t=%100%16:0#Yes\n\t=%-50%1..3#No\n", [(16, 0, 1, "Yes"), (2, 1, -0.5, "No")]),
+    ],
+)
+def test_numerical_answers_with_tolerances_ranges_weights_and_feedback(answers, expected):
+    assert _numbers(f"How many?{{{answers}####Count them.}}") == expected
+
+
+def test_feedback_for_any_other_number_is_left_out_with_a_warning():
+    document = parse_gift("Q?{#16\n~#Count again.}")
+
+    assert _numbers("Q?{#16\n~#Count again.}") == [(16, 0, 1, "")]
+    assert [p.line for p in document.warnings if "any other number" in p.message] == [2]
+
+
+@pytest.mark.parametrize(
+    "answers", ["=a ~b", "~%50%a ~%50%b ~c", "T", "#16:1"], ids=["single", "multiple", "tf", "num"]
+)
+def test_general_feedback_is_the_explanation_of_every_kind(answers):
+    question = parse_gift(f"Q?{{{answers}####{{mlang en}}Why{{mlang}}{{mlang ar}}لماذا{{mlang}}}}")
+
+    assert question.questions[0].explanation == Bilingual("Why", "لماذا")
+
+
+# --- Writing every kind --------------------------------------------------------------------
+
+_ALL_KINDS = (DATA / "kinds.gift").read_text(encoding="utf-8")
+
+
+def _without_lines(questions: list[GiftQuestion]) -> list[GiftQuestion]:
+    """The questions as data, without where they stood in a file."""
+    return [
+        dataclasses.replace(
+            question,
+            line=0,
+            choices=[dataclasses.replace(c, line=0) for c in question.choices],
+            numerical=[dataclasses.replace(a, line=0) for a in question.numerical],
+        )
+        for question in questions
+    ]
+
+
+def test_every_kind_written_reads_back_unchanged_with_its_arabic_and_feedback():
+    document = parse_gift(_ALL_KINDS)
+    assert document.errors == []
+    assert [q.kind for q in document.questions] == [
+        "single",
+        "multiple",
+        "truefalse",
+        "truefalse",
+        "numerical",
+    ]
+
+    again = parse_gift(write_gift(document.questions, title=document.title))
+
+    assert again.errors == again.skipped == []
+    assert again.title == Bilingual("Waves", "الأمواج")
+    assert _without_lines(again.questions) == _without_lines(document.questions)
+
+
+def test_the_read_kinds_hold_what_the_file_says():
+    single, multiple, false, true, numerical = parse_gift(_ALL_KINDS).questions
+
+    assert single.choices[1].text == Bilingual("340 m/s", "٣٤٠ م/ث")
+    assert [c.fraction for c in single.choices] == [1, Decimal("0.5"), -1]
+    assert multiple.choices[2].feedback == Bilingual("No", "لا")
+    assert [(c.text.en, c.fraction, c.feedback) for c in false.choices] == [
+        ("True", 0, Bilingual("It needs a medium.", "يحتاج إلى وسط.")),
+        ("False", 1, Bilingual("Right", "صحيح")),
+    ]
+    assert false.explanation == Bilingual("Sound is a mechanical wave.", "الصوت موجة ميكانيكية.")
+    assert [(c.fraction, c.feedback.en) for c in true.choices] == [(1, "Yes."), (0, "")]
+    assert [(a.value, a.tolerance, a.fraction) for a in numerical.numerical] == [
+        (1000, 0, 1),
+        (1000, 10, Decimal("0.5")),
+        (100, Decimal("0.5"), Decimal("-0.25")),
+    ]
+    assert numerical.numerical[0].feedback == Bilingual("Right.", "صحيح.")
+
+
+def test_true_false_is_written_on_one_line_with_moodles_feedback_order():
+    questions = parse_gift(_ALL_KINDS).questions[2:4]
+
+    text = write_gift(questions)
+
+    assert "{FALSE#<span lang\\=" in text
+    assert "{TRUE##Yes.}" in text
+
+
+_paragraphs_bi = st.builds(Bilingual, _paragraphs, _paragraphs)
+_weights = st.sampled_from([Decimal(w) for w in ("0.5", "0.25", "0.3333333", "0", "-0.5", "-1")])
+
+
+@st.composite
+def _any_kind(draw) -> GiftQuestion:
+    kind = draw(st.sampled_from(["single", "multiple", "truefalse", "numerical"]))
+    question = draw(_questions())
+    question.kind = kind
+    if kind == "single":
+        for choice in question.choices:
+            if choice.fraction != 1:
+                choice.fraction = draw(_weights)
+    elif kind == "multiple":
+        for choice in question.choices:
+            choice.fraction = draw(_weights | st.just(Decimal(1)))
+        question.choices[0].fraction = draw(st.sampled_from([Decimal("0.5"), Decimal(1)]))
+        question.choices[1].fraction = draw(st.sampled_from([Decimal(0), Decimal("-1")]))
+    elif kind == "truefalse":
+        right = draw(st.booleans())
+        question.choices = [
+            GiftChoice(Bilingual("True", "صواب"), Decimal(right), draw(_paragraphs_bi)),
+            GiftChoice(Bilingual("False", "خطأ"), Decimal(not right), draw(_paragraphs_bi)),
+        ]
+    else:
+        number = st.decimals(-(10**6), 10**6, places=3, allow_nan=False, allow_infinity=False)
+        question.choices = []
+        question.numerical = [
+            GiftNumericalAnswer(
+                value=draw(number),
+                tolerance=abs(draw(number)),
+                fraction=Decimal(1) if i == 0 else draw(_weights),
+                feedback=draw(_paragraphs_bi),
+            )
+            for i in range(draw(st.integers(1, 3)))
+        ]
+    return question
+
+
+def _as_data(question: GiftQuestion) -> tuple:
+    return (
+        question.kind,
+        question.prompt,
+        question.explanation,
+        [(c.text, c.fraction, c.feedback) for c in question.choices],
+        [(a.value, a.tolerance, a.fraction, a.feedback) for a in question.numerical],
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_any_kind(), min_size=1, max_size=3))
+def test_questions_of_any_kind_written_read_back_unchanged(questions):
+    document = parse_gift(write_gift(questions))
+
+    assert document.errors == []
+    assert [_as_data(q) for q in document.questions] == [_as_data(q) for q in questions]
+
+
+def test_arabic_messages_keep_gift_tokens_in_left_to_right_isolates():
+    with translation.override("ar"):
+        document = parse_gift("Q?{#}\n\nR?{=a ~%150%b}")
+
+    assert [str(problem) for problem in document.errors][0].endswith("مثل \u2066{#16:0.5}\u2069.")
+    assert "\u2066150%\u2069" in str(document.errors[1])
+
+
+def test_past_100_errors_the_rest_of_the_file_is_not_read():
+    gift = "\n\n".join(f"Q{n}?{{~a ~b}}" for n in range(150)) + "\n\nGood?{=a ~b}"
+
+    document = parse_gift(gift)
+
+    assert len(document.errors) == 101
+    assert str(document.errors[-1]) == (
+        "Line 201: More than 100 errors: the rest of the file, from here on, was not read. "
+        "Correct these and upload it again."
+    )
+    assert document.questions == []
+
+
+def test_a_message_quotes_at_most_a_few_dozen_characters_of_the_file():
+    document = parse_gift("Q?{=a ~%" + "1" * 10_000 + "%b}\n\nR?{#" + "2" * 10_000 + "x}")
+
+    assert [len(str(problem)) < 200 for problem in document.errors] == [True, True]

@@ -2,8 +2,12 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from quizzes.instructors.gift import parse_gift
-from quizzes.instructors.imports import PLACEHOLDER_GUIDE_SLUG, GiftImportError, quiz_import_gift
+from quizzes.instructors.imports import (
+    PLACEHOLDER_GUIDE_SLUG,
+    GiftImportError,
+    quiz_import_gift,
+    read_gift,
+)
 from quizzes.models import Guide
 
 
@@ -49,7 +53,7 @@ class Command(BaseCommand):
                 raise CommandError(f"No guide with slug {guide!r}.") from error
 
         if options["dry_run"]:
-            document = parse_gift(text)
+            document = read_gift(text)
             self._report(document.skipped + document.warnings)
             if document.errors:
                 raise CommandError(self._refusal(file, document.errors))
