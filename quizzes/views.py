@@ -307,15 +307,17 @@ def _render_step(
 @learner_required
 def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpResponse:
     """One step of an attempt: the question's form, or once answered its feedback."""
-    # A late answer is refused by step_submit with "Time is up", not settled silently first.
-    state = _state_for(request, pk, settle=request.method != "POST")
+    state = _state_for(request, pk, settle=False)
+    # Settled on the way, except a late answer: step_submit refuses it, saying "Time is up".
+    if request.method != "POST" or not state.is_overdue(timezone.now()):
+        attempt_settle(state=state)
     if request.method != "POST":
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number)
     form = AnswerForm(request.POST)
     if not form.is_valid():
-        attempt_settle(state=state)
+        attempt_settle(state=state)  # late, and no answer to refuse
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number, form=form, status=422)

@@ -294,6 +294,19 @@ def test_a_late_htmx_post_sends_the_browser_to_the_result_page_not_into_the_quiz
     assert not Answer.objects.exists()
 
 
+def test_a_late_post_without_a_pick_finishes_the_attempt_and_shows_the_result(
+    learner, learner_client, timed
+):
+    attempt = attempt_start(user=learner, quiz=timed)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+
+    response = learner_client.post(step(attempt, 1), {})
+
+    assert response["Location"] == f"/en/attempts/{attempt.pk}/result/"
+    attempt.refresh_from_db()
+    assert attempt.is_finished
+
+
 def test_resuming_an_overdue_attempt_through_htmx_sends_the_browser_to_its_result(
     learner, learner_client, timed
 ):
