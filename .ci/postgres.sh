@@ -1,6 +1,9 @@
 # Throwaway PostgreSQL on 127.0.0.1 for tests and benchmarks; source this file, then
 #   pg_start [PORT] -> exports DATABASE_URL for a fresh server with a CREATEDB role (on a free
 #                      port unless PORT is given)
+#   pg_down [MODE]  -> stops it, keeping its data (an outage); MODE fast (default: open
+#                      transactions roll back) or immediate (as in a crash)
+#   pg_up           -> starts it again on the same port with the same data
 #   pg_stop         -> stops it and removes its folder
 # Debian's postgresql package provides the binaries; nothing runs on the default port.
 
@@ -24,18 +27,27 @@ pg_start() {
   local port=${1:-$(_free_port)}
   PG_BIN=$(pg_bin) || return 1
   PG_DIR=$(mktemp -d /tmp/daleel-pg.XXXXXX)
-  export PG_DIR PG_BIN
+  PG_PORT=$port
+  export PG_DIR PG_BIN PG_PORT
   chown postgres "$PG_DIR"
   _pg_as_postgres "$PG_BIN/initdb" -D "$PG_DIR/data" --auth=trust --encoding=UTF8 \
     --locale=C.UTF-8 >/dev/null || return 1
-  _pg_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $PG_DIR -c max_connections=200 -c fsync=off" \
-    start >/dev/null || { cat "$PG_DIR/log" >&2; return 1; }
+  pg_up || return 1
   # Two -c: psql sends one string as one transaction, and CREATE DATABASE refuses that.
   _pg_as_postgres "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -q -v ON_ERROR_STOP=1 \
     -c "CREATE ROLE daleel LOGIN CREATEDB" -c "CREATE DATABASE daleel OWNER daleel" >/dev/null \
     || return 1
   export DATABASE_URL="postgres://daleel@127.0.0.1:$port/daleel"
+}
+
+pg_up() {
+  _pg_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DIR -c max_connections=200 -c fsync=off" \
+    start >/dev/null || { cat "$PG_DIR/log" >&2; return 1; }
+}
+
+pg_down() {
+  _pg_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m "${1:-fast}" -w stop >/dev/null
 }
 
 pg_stop() {
@@ -44,5 +56,5 @@ pg_stop() {
     _pg_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast stop >/dev/null 2>&1 || true
   fi
   rm -rf "$PG_DIR"
-  unset PG_DIR DATABASE_URL
+  unset PG_DIR PG_PORT DATABASE_URL
 }

@@ -19,6 +19,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,9 +81,36 @@ def missing_tools() -> list[str]:
     return missing
 
 
+@dataclass
+class Postgres:
+    """A throwaway PostgreSQL server that can be stopped and started again (an outage)."""
+
+    url: str
+    folder: str
+    bin: str
+    port: int
+
+    def _run(self, function: str) -> None:
+        where = {"PG_DIR": self.folder, "PG_BIN": self.bin, "PG_PORT": str(self.port)}
+        subprocess.run(
+            ["bash", "-c", f"source .ci/postgres.sh && {function}"],
+            cwd=ROOT,
+            env={**os.environ, **where},
+            check=True,
+        )
+
+    def stop(self, *, crash: bool = False) -> None:
+        """Stop the server, keeping its data; open connections are cut. A crash stops every
+        server process at once, before any open transaction can end."""
+        self._run("pg_down immediate" if crash else "pg_down")
+
+    def start(self) -> None:
+        self._run("pg_up")
+
+
 @contextlib.contextmanager
-def postgres() -> Iterator[str]:
-    """A fresh PostgreSQL server with an empty `daleel` database; yields its DATABASE_URL."""
+def postgres_server() -> Iterator[Postgres]:
+    """A fresh PostgreSQL server with an empty `daleel` database."""
     port = free_port()
     script = 'source .ci/postgres.sh && pg_start "$1" && echo "$PG_DIR $PG_BIN $DATABASE_URL"'
     started = subprocess.run(
@@ -96,7 +124,7 @@ def postgres() -> Iterator[str]:
     postmaster = int((Path(pg_dir) / "data" / "postmaster.pid").read_text().split()[0])
     RUNNING.setdefault("postgres", []).append(postmaster)
     try:
-        yield database_url
+        yield Postgres(database_url, pg_dir, pg_bin, port)
     finally:
         RUNNING["postgres"].remove(postmaster)
         subprocess.run(
@@ -108,46 +136,78 @@ def postgres() -> Iterator[str]:
 
 
 @contextlib.contextmanager
+def postgres() -> Iterator[str]:
+    """A fresh PostgreSQL server with an empty `daleel` database; yields its DATABASE_URL."""
+    with postgres_server() as server:
+        yield server.url
+
+
+class Redis:
+    """A Redis on a free loopback port, without persistence, that can be stopped and started
+    again on the same port (an outage)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.folder = tempfile.mkdtemp(prefix="daleel-redis.")
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--dir",
+                self.folder,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "yes",
+                "--loglevel",
+                "warning",
+                "--logfile",
+                str(Path(self.folder) / "log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        RUNNING.setdefault("redis", []).append(self.process.pid)
+        _wait_for_port(self.port, 10, self.process)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        RUNNING["redis"].remove(self.process.pid)
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[Redis]:
+    server = Redis()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
 def redis() -> Iterator[str]:
     """A fresh Redis on a free loopback port, without persistence; yields its REDIS_URL."""
-    port = free_port()
-    folder = tempfile.mkdtemp(prefix="daleel-redis.")
-    process = subprocess.Popen(
-        [
-            "redis-server",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--dir",
-            folder,
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--protected-mode",
-            "yes",
-            "--loglevel",
-            "warning",
-            "--logfile",
-            str(Path(folder) / "log"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    RUNNING.setdefault("redis", []).append(process.pid)
-    try:
-        _wait_for_port(port, 10, process)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        RUNNING["redis"].remove(process.pid)
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        shutil.rmtree(folder, ignore_errors=True)
+    with redis_server() as server:
+        yield server.url
 
 
 def site_env(database_url: str, redis_url: str, static_root: Path, **extra: str) -> dict[str, str]:

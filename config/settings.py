@@ -29,6 +29,11 @@ def env_int(name: str, default: int) -> int:
     return int(value) if value.strip() else default
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "")
+    return float(value) if value.strip() else default
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name, "")
     return [item.strip() for item in value.split(",") if item.strip()] or default
@@ -147,11 +152,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's psycopg 3 connection pool; a pool wants CONN_MAX_AGE 0.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # The pool checks a connection before handing it out, so that after PostgreSQL restarts
+    # the first requests get new connections, not the dead ones the pool kept.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"]["OPTIONS"] = {
         "pool": {
             "min_size": env_int("DB_POOL_MIN_SIZE", 2),
             "max_size": env_int("DB_POOL_MAX_SIZE", 10),
-            "timeout": 10,
+            # How long a request waits for a connection before it answers 503: while
+            # PostgreSQL is down, every request waits this long.
+            "timeout": env_float("DB_POOL_TIMEOUT", 5),
         }
     }
 
@@ -160,7 +170,17 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            # Django's RedisCache that serves from the database while Redis is unreachable
+            # (config/cache.py), with short timeouts so that a hung Redis cannot hang workers.
+            "BACKEND": "config.cache.OutageTolerantRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "socket_connect_timeout": env_float("REDIS_CONNECT_TIMEOUT", 0.5),
+                "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT", 0.5),
+                "retry_seconds": env_float("REDIS_RETRY_SECONDS", 5),
+            },
+        }
     }
 elif DEBUG:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -177,7 +197,8 @@ else:
         }
     }
 
-# Sessions read from the cache and survive a cache flush through the database.
+# Sessions are read from the cache, and from the database when the cache misses (emptied, or
+# Redis unreachable): a learner stays signed in through either.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 AUTHENTICATION_BACKENDS = [
@@ -194,6 +215,36 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 CSRF_FAILURE_VIEW = "quizzes.views.csrf_failure"
+
+# Mail (password reset), Django 6.1's MAILERS. With DEBUG on and no EMAIL_HOST, mail is printed
+# by the run command (the console backend); otherwise it goes through EMAIL_HOST by SMTP.
+# (Lower-case names: Django reads only upper-case ones, and the EMAIL_* settings are deprecated.)
+email_host = os.environ.get("EMAIL_HOST", "")
+if DEBUG and not email_host:
+    MAILERS = {"default": {"BACKEND": "accounts.mail.ReadableConsoleBackend"}}
+else:
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": email_host or "localhost",
+                "port": env_int("EMAIL_PORT", 587),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": env_bool("EMAIL_USE_TLS", True),
+                "timeout": 10,
+            },
+        }
+    }
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Daleel <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# A reset link works once (its token hashes the password it replaces) and for one hour.
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT_MINUTES", 60) * 60
+# Reset mail per address and per client address, and question reports per learner: counted
+# in the cache (django-ratelimit), so shared between processes only with REDIS_URL.
+PASSWORD_RESET_RATE_PER_EMAIL = os.environ.get("PASSWORD_RESET_RATE_PER_EMAIL", "3/h")
+PASSWORD_RESET_RATE_PER_CLIENT = os.environ.get("PASSWORD_RESET_RATE_PER_CLIENT", "10/h")
+QUESTION_REPORT_RATE = os.environ.get("QUESTION_REPORT_RATE", "10/h")
 
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "quizzes:catalog"
@@ -263,7 +314,7 @@ SECURE_HSTS_SECONDS = 0 if DEBUG else env_int("SECURE_HSTS_SECONDS", 60 * 60 * 2
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
@@ -295,6 +346,12 @@ REVIEW_FUZZING = env_bool("REVIEW_FUZZING", True)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"database_outage": {"()": "config.outages.DatabaseOutageLogFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        # While PostgreSQL is down every request fails alike: one traceback a minute, not one
+        # per request (config/outages.py).
+        "django.request": {"filters": ["database_outage"]},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }

@@ -2,10 +2,11 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
-from quizzes.views import healthz, set_language
+from quizzes.views import healthz, readyz, set_language
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("i18n/setlang/", set_language, name="set_language"),
 ]
 

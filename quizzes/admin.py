@@ -6,8 +6,12 @@ The forms and their rules are in `quizzes.instructors.forms`, the pages beyond e
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import Count, OuterRef, Subquery
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from .instructors import exports
@@ -21,7 +25,14 @@ from .instructors.forms import (
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
-from .models import Answer, Attempt, Choice, Guide, Question, Quiz, QuizOverride
+from .models import Answer, Attempt, Choice, Guide, Question, QuestionReport, Quiz, QuizOverride
+from .reports import reports_resolve
+
+
+def open_reports_url(**filters) -> str:
+    """The report list, open reports only, filtered (`question__quiz__id__exact=…`)."""
+    query = "".join(f"&{key}={value}" for key, value in filters.items())
+    return f"{reverse('admin:quizzes_questionreport_changelist')}?status=open{query}"
 
 
 class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
@@ -75,6 +86,7 @@ class QuizAdmin(
         "is_published",
         "feedback",
         "question_count",
+        "open_reports",
         "updated_at",
     ]
     list_filter = ["difficulty", "is_published", "feedback", "guide"]
@@ -120,6 +132,26 @@ class QuizAdmin(
     @admin.display(description=_("questions"))
     def question_count(self, quiz: Quiz) -> int:
         return quiz.questions.count()
+
+    def get_queryset(self, request):
+        open_reports = (
+            QuestionReport.objects.open()
+            .filter(question__quiz=OuterRef("pk"))
+            .order_by()
+            .values("question__quiz")
+            .annotate(count=Count("pk"))
+            .values("count")
+        )
+        return super().get_queryset(request).annotate(open_report_count=Subquery(open_reports))
+
+    @admin.display(description=_("open reports"), ordering="open_report_count")
+    def open_reports(self, quiz: Quiz):
+        count = quiz.open_report_count or 0
+        if not count:
+            return 0
+        return format_html(
+            '<a href="{}">{}</a>', open_reports_url(question__quiz__id__exact=quiz.pk), count
+        )
 
     @admin.action(description=_("Export selected quizzes as GIFT"), permissions=["view_content"])
     def export_gift(self, request, queryset):
@@ -181,3 +213,82 @@ class AttemptAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+class ReportStatusFilter(admin.SimpleListFilter):
+    title = _("status")
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [("open", _("Open")), ("resolved", _("Resolved"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "open":
+            return queryset.filter(resolved_at__isnull=True)
+        if self.value() == "resolved":
+            return queryset.filter(resolved_at__isnull=False)
+        return queryset
+
+
+@admin.register(QuestionReport)
+class QuestionReportAdmin(admin.ModelAdmin):
+    """Learners' reports of problems with questions; instructors read them and mark them
+    resolved. Everything a learner wrote is shown escaped, as the admin does by default."""
+
+    list_display = ["question_link", "quiz", "reason", "details", "user", "created_at", "is_open"]
+    list_filter = [
+        ReportStatusFilter,
+        "reason",
+        "question__quiz",
+    ]
+    list_select_related = ["question__quiz", "user"]
+    search_fields = ["text", "user__username", "question__quiz__slug"]
+    date_hierarchy = "created_at"
+    fields = [
+        "question_link",
+        "user",
+        "reason",
+        "text",
+        "created_at",
+        "resolved_at",
+        "resolved_by",
+    ]
+    readonly_fields = fields
+    actions = ["mark_resolved"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # A report is resolved, not deleted: it goes only with its learner's account.
+        return False
+
+    @admin.display(description=_("question"), ordering="question__position")
+    def question_link(self, report: QuestionReport):
+        url = reverse("admin:quizzes_question_change", args=[report.question_id])
+        return format_html(
+            '<a href="{}">{} #{}</a>', url, report.question.quiz, report.question.position
+        )
+
+    @admin.display(description=_("quiz"), ordering="question__quiz__title")
+    def quiz(self, report: QuestionReport):
+        return report.question.quiz
+
+    @admin.display(description=_("details"))
+    def details(self, report: QuestionReport) -> str:
+        return report.text[:140] + ("…" if len(report.text) > 140 else "")
+
+    @admin.display(description=_("open"), boolean=True, ordering="resolved_at")
+    def is_open(self, report: QuestionReport) -> bool:
+        return report.is_open
+
+    @admin.action(description=_("Mark selected reports resolved"), permissions=["change"])
+    def mark_resolved(self, request, queryset):
+        count = reports_resolve(reports=queryset, by=request.user)
+        messages.success(
+            request,
+            ngettext(
+                "%(count)d report marked resolved.", "%(count)d reports marked resolved.", count
+            )
+            % {"count": count},
+        )

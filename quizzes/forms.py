@@ -2,6 +2,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from .models import QuestionReport
+
 # Largest primary key a browser could sensibly send; anything bigger is junk, not a choice.
 MAX_ID = 2**63 - 1
 
@@ -38,3 +40,43 @@ class AnswerForm(forms.Form):
         },
     )
     question = IdField(min_value=1, max_value=MAX_ID, required=False)
+
+
+class ReasonSelect(forms.RadioSelect):
+    """Radio buttons whose group has an id: the error summary links to it, as to the answer
+    form's choices (Django leaves a radio group without one)."""
+
+    def id_for_label(self, id_, index=None):
+        return id_ if index is None else super().id_for_label(id_, index)
+
+
+class ReportForm(forms.Form):
+    """What is wrong with a question, in the learner's words."""
+
+    reason = forms.ChoiceField(
+        label=_("What is wrong?"),
+        choices=QuestionReport.Reason.choices,
+        widget=ReasonSelect,
+        error_messages={
+            "required": _("Choose what is wrong with the question."),
+            "invalid_choice": _("Choose one of the reasons listed."),
+        },
+    )
+    text = forms.CharField(
+        label=_("Details (optional)"),
+        help_text=_("At most 1,000 characters. Instructors read this."),
+        required=False,
+        max_length=QuestionReport.MAX_TEXT,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        error_messages={
+            "max_length": _(
+                "Keep the details to 1,000 characters or fewer (you wrote %(show_value)d)."
+            )
+        },
+    )
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if cleaned.get("reason") == QuestionReport.Reason.OTHER and not cleaned.get("text"):
+            self.add_error("text", _("Say in a few words what is wrong."))
+        return cleaned

@@ -13,6 +13,7 @@ urlpatterns = [
     path("attempts/<int:pk>/questions/<int:number>/", views.attempt_question, name="question"),
     path("attempts/<int:pk>/finish/", views.attempt_finish, name="finish"),
     path("attempts/<int:pk>/result/", views.attempt_result, name="result"),
+    path("questions/<int:pk>/report/", views.question_report, name="report"),
     path("review/", review_views.review, name="review"),
     path("review/answers/<int:pk>/", review_views.review_answer, name="review_answer"),
 ]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Concatenate
@@ -8,9 +9,11 @@ from urllib.parse import urlsplit
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
+from django.db import connection
 from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
@@ -22,7 +25,10 @@ from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
 from django_htmx.middleware import HtmxDetails
 
+from config.outages import DATABASE_UNREACHABLE, RETRY_AFTER_SECONDS, is_database_outage
+
 from . import history as history_stats
+from . import reports
 from .attempts import (
     AttemptError,
     AttemptState,
@@ -35,7 +41,7 @@ from .attempts import (
 )
 from .availability import DEADLINE_GRACE, quiz_availability
 from .content import quiz_content
-from .forms import AnswerForm
+from .forms import AnswerForm, ReportForm
 from .mastery import quiz_levels
 from .models import Attempt, Quiz
 from .review import cards_of_quiz_exist
@@ -130,6 +136,23 @@ def _state_for(request: LearnerRequest, pk: int, *, settle: bool = True) -> Atte
 
 @require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@require_safe
+def readyz(request: HttpRequest) -> HttpResponse:
+    """Ready to serve learners: the database answers. (Redis is not asked: without it the
+    site is slower, not down.)"""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DATABASE_UNREACHABLE:
+        return HttpResponse(
+            "database unavailable",
+            content_type="text/plain",
+            status=503,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     return HttpResponse("ok", content_type="text/plain")
 
 
@@ -399,6 +422,11 @@ def history(request: LearnerRequest) -> HttpResponse:
     )
 
 
+# Error pages that must render while the database or the session is failing
+# (templates/errors/standalone.html).
+STANDALONE_ERROR_PAGES = {"errors/500.html", "errors/503.html"}
+
+
 def _error_page(
     request: HttpRequest, template: str, status: int, context: dict[str, Any] | None = None
 ) -> HttpResponse:
@@ -410,6 +438,11 @@ def _error_page(
     """
     if getattr(request, "htmx", False):
         response = HttpResponse(status=status, headers={"HX-Refresh": "true"})
+    elif template in STANDALONE_ERROR_PAGES:
+        # Without context processors: they may read the user, and so the database, which is
+        # what may have failed.
+        page = render_to_string(template, {"request": request, **(context or {})})
+        response = HttpResponse(page, status=status)
     else:
         response = render(request, template, context, status=status)
     patch_vary_headers(response, ["HX-Request"])
@@ -429,8 +462,65 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    # Django calls this while it handles the exception, so sys.exception() is the error.
+    if is_database_outage(sys.exception()):
+        response = _error_page(request, "errors/503.html", 503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     return _error_page(request, "errors/500.html", 500)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     return _error_page(request, "errors/403.html", 403, {"csrf": True})
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@vary_on_headers("HX-Request")
+@learner_required
+def question_report(request: LearnerRequest, pk: int) -> HttpResponse:
+    """Report a problem with a question the learner has answered: a page, or within the
+    feedback for htmx (`report_form`, then `report_done`)."""
+    question = reports.reportable_question(user=request.user, question_pk=pk)
+    if question is None:
+        raise Http404("No such question among the learner's answers.")
+    next_url = _same_site_path(request)
+    template = "quizzes/report.html"
+    existing = reports.open_report(user=request.user, question=question)
+    form = ReportForm(request.POST if request.method == "POST" else None)
+    context = {"question": question, "quiz": question.quiz, "next": next_url, "form": form}
+    if existing is not None:
+        template = _partial(request, template, "report_done")
+        return render(request, template, {**context, "already": True})
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                reports.report_create(
+                    request=request,
+                    question=question,
+                    reason=form.cleaned_data["reason"],
+                    text=form.cleaned_data["text"],
+                )
+            except reports.ReportError as error:
+                context["error"] = error.message
+                status = error.status
+            else:
+                if request.htmx:
+                    return render(request, f"{template}#report_done", context)
+                messages.success(
+                    request, _("Thank you: your report went to the quiz's instructors.")
+                )
+                return redirect(next_url or "quizzes:history")
+        else:
+            status = 422
+    return render(request, _partial(request, template, "report_form"), context, status=status)
+
+
+def _same_site_path(request: HtmxHttpRequest) -> str:
+    """`next` if it is a path on this site (where to go back after reporting), else ""."""
+    next_url = request.POST.get("next") or request.GET.get("next") or ""
+    if next_url.startswith("/") and url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return next_url
+    return ""

@@ -1,7 +1,10 @@
+import os
+
 import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from bench.services import missing_tools
 from quizzes.models import Quiz
 
 from . import factories
@@ -74,3 +77,18 @@ def csrf_client():
 def seed_quizzes(db):
     call_command("seed_quizzes", verbosity=0)
     return list(Quiz.objects.order_by("slug"))
+
+
+@pytest.fixture
+def real_servers() -> None:
+    """For tests that start their own PostgreSQL (.ci/postgres.sh, as root), Redis and
+    gunicorn (bench/services.py): skipped on a laptop without them, failed in CI (CI=true),
+    where .ci/system-packages installs them."""
+    missing = missing_tools()
+    if os.geteuid() != 0:
+        missing.append("root (initdb runs as the postgres user)")
+    if missing:
+        message = f"needs {', '.join(missing)}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)

@@ -28,7 +28,7 @@ from django.db import connection
 from django.db.models import Count, F, Prefetch, QuerySet, Window
 from django.db.models.functions import RowNumber
 
-from ..models import Answer, Attempt, Choice, Question, Quiz
+from ..models import Answer, Attempt, Choice, Question, QuestionReport, Quiz
 
 DISCRIMINATION_THRESHOLD = 0.3
 
@@ -51,6 +51,7 @@ class ItemStats:
     facility: float | None
     discrimination: float | None
     choices: list[ChoiceStats]
+    open_reports: int = 0  # Learners' reports of a problem, not yet resolved.
 
     @property
     def facility_percent(self) -> int | None:
@@ -78,6 +79,10 @@ class QuizAnalysis:
     @property
     def flagged_count(self) -> int:
         return sum(1 for item in self.items if item.flagged)
+
+    @property
+    def open_reports(self) -> int:
+        return sum(item.open_reports for item in self.items)
 
 
 def analysed_attempts(quiz: Quiz, *, first_attempts_only: bool = True) -> QuerySet[Attempt]:
@@ -155,6 +160,7 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
     questions = quiz.questions.order_by("position").prefetch_related(
         Prefetch("choices", queryset=Choice.objects.order_by("position"))
     )
+    open_reports = QuestionReport.objects.open_counts_by_question(quiz)
     items = []
     for question in questions:
         n, sx, sy, syy, sxy = sums.get(question.pk, (0, 0, 0, 0, 0))
@@ -172,6 +178,7 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
                     )
                     for choice in question.choices.all()
                 ],
+                open_reports=open_reports.get(question.pk, 0),
             )
         )
     return QuizAnalysis(

@@ -84,10 +84,13 @@
     var area = document.getElementById("quiz-area");
     if (!area) return;
     var target = event.target;
-    if (target === area || area.contains(target)) {
+    if (target === area) {
       focusNewStep(area);
       announce(area);
       startTimer();
+    } else if (area.contains(target)) {
+      // A smaller swap inside the step (the report form): focus what it brought.
+      focusNewStep(target);
     }
   });
 })();

@@ -5,25 +5,16 @@ production settings, so it needs Debian's postgresql and redis-server. Without t
 skipped on a laptop and fails in CI (CI=true), where .ci/run installs them.
 """
 
-import os
 import subprocess
 import sys
 
 import pytest
 
-from bench.services import ROOT, missing_tools
+from bench.services import ROOT
 
 
+@pytest.mark.usefixtures("real_servers")
 def test_one_learner_alternating_between_two_servers_gets_the_same_result_as_on_one():
-    missing = missing_tools()
-    if os.geteuid() != 0:
-        missing.append("root (initdb runs as the postgres user)")
-    if missing:
-        message = f"scale-out needs {', '.join(missing)}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "scale_out.py")],
         cwd=ROOT,

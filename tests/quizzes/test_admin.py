@@ -43,7 +43,9 @@ def test_instructors_group_holds_exactly_the_content_permissions():
         for m in ("guide", "quiz", "question", "choice", "quizoverride")
         for a in ("add", "change", "delete", "view")
     }
-    assert codenames == expected | {"view_attempt", "view_answer"}
+    # Learners' reports of problems: read, and marked resolved (a change); never deleted.
+    reports = {"view_questionreport", "change_questionreport"}
+    assert codenames == expected | {"view_attempt", "view_answer"} | reports
 
 
 def test_make_instructor_command_gives_admin_access(client):

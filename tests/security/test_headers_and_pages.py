@@ -3,7 +3,12 @@
 import re
 
 import pytest
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
+from django.db import OperationalError
+from django.http import HttpResponse
 from django.test import Client, RequestFactory, override_settings
+from django.utils import translation
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.views import server_error
@@ -94,6 +99,42 @@ def test_the_500_page_renders_without_the_database_or_a_session():
     assert "Something went wrong" in response.content.decode()
 
 
+def _signed_in_request(client, learner, path: str):
+    """A request as the middleware leaves it for a signed-in learner: session and user lazy,
+    read from the database on first use."""
+    client.force_login(learner)
+    request = RequestFactory().get(path)
+    request.COOKIES = {name: morsel.value for name, morsel in client.cookies.items()}
+    SessionMiddleware(lambda r: HttpResponse()).process_request(request)
+    AuthenticationMiddleware(lambda r: HttpResponse()).process_request(request)
+    return request
+
+
+def test_the_500_page_of_a_signed_in_learner_reads_neither_session_nor_user(
+    client, learner, django_assert_num_queries
+):
+    request = _signed_in_request(client, learner, "/en/")
+    with django_assert_num_queries(0):
+        response = server_error(request)
+    assert response.status_code == 500
+    assert not request.session.accessed
+
+
+def test_a_database_error_gets_the_503_page_with_retry_after_without_the_database(
+    client, learner, django_assert_num_queries
+):
+    request = _signed_in_request(client, learner, "/ar/")
+    translation.activate("ar")
+    with django_assert_num_queries(0):
+        try:
+            raise OperationalError("connection failed: Connection refused")
+        except OperationalError:
+            response = server_error(request)
+    assert response.status_code == 503
+    assert response["Retry-After"] == "30"
+    assert "«دليل» غير متاح مؤقتًا" in response.content.decode()
+
+
 def test_a_post_without_a_csrf_token_gets_our_own_403(csrf_client, learner, quiz):
     csrf_client.force_login(learner)
     response = csrf_client.post(f"/en/quizzes/{quiz.slug}/start/")
@@ -121,6 +162,16 @@ def test_healthz_answers_ok_without_a_session_or_the_database(django_assert_num_
         and "Vary" not in response
         or ("Cookie" not in response.get("Vary", ""))
     )
+
+
+@pytest.mark.django_db
+def test_readyz_answers_ok_after_one_statement_and_without_a_session(django_assert_num_queries):
+    client = Client()
+    with django_assert_num_queries(1):
+        response = client.get("/readyz")
+    assert response.status_code == 200 and response.content == b"ok"
+    assert "sessionid" not in response.cookies
+    assert "Cookie" not in response.get("Vary", "")
 
 
 def test_a_learners_pages_are_never_kept_by_shared_caches(learner_client, pages):

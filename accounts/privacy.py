@@ -1,0 +1,102 @@
+"""A learner's rights over their data: a copy of everything held about them, and erasure.
+
+The export is one JSON document made of sections, one function each (`SECTIONS`). What a
+new model holds about a learner is a new section: write `thing_export(user)` next to the
+model and add it here. Erasure follows the database's cascades from the user (attempts and
+their answers, review cards and review answers, reports, the profile), then removes what
+refers to the learner only by name (django-axes' sign-in records) and ends every session
+they have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.contrib.sessions.models import Session
+from django.db import transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from quizzes.privacy import attempts_export, iso, reports_export, review_cards_export
+
+from .models import Profile
+
+FORMAT = "daleel-account-export"
+VERSION = 1
+
+
+def account_section(user: User) -> dict:
+    return {
+        "username": user.get_username(),
+        "email": user.email,
+        "preferred_language": Profile.for_user(user).language,
+        "date_joined": iso(user.date_joined),
+        "last_login": iso(user.last_login),
+    }
+
+
+def sign_ins_section(user: User) -> list[dict]:
+    """Successful sign-ins as django-axes records them (address and browser)."""
+    logs = AccessLog.objects.filter(username=user.get_username()).order_by("attempt_time")
+    return [
+        {
+            "at": iso(log.attempt_time),
+            "signed_out_at": iso(log.logout_time),
+            "ip_address": log.ip_address,
+            "user_agent": log.user_agent,
+        }
+        for log in logs
+    ]
+
+
+SECTIONS: dict[str, Callable[[User], Any]] = {
+    "account": account_section,
+    "sign_ins": sign_ins_section,
+    "attempts": attempts_export,
+    "review_cards": review_cards_export,
+    "question_reports": reports_export,
+}
+
+
+def account_export(*, user: User) -> dict:
+    """Everything held about `user`, as one JSON-ready document."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": timezone.now().isoformat(),
+        **{name: section(user) for name, section in SECTIONS.items()},
+    }
+
+
+def _session_keys(user: User) -> list[str]:
+    """Keys of the sessions signed in as `user`.
+
+    Sessions are stored signed, not queryable, so each unexpired one is decoded: a pass over
+    the session table, paid only when an account is deleted. (SESSION_ENGINE is cached_db,
+    so every session is in the table.)
+    """
+    user_id = str(user.pk)
+    sessions = Session.objects.filter(expire_date__gt=timezone.now())
+    return [
+        session.session_key
+        for session in sessions.iterator(chunk_size=500)
+        if session.get_decoded().get("_auth_user_id") == user_id
+    ]
+
+
+def account_delete(*, user: User) -> None:
+    """Erase `user` with everything of theirs, and end all their sessions, everywhere."""
+    store = import_string(f"{settings.SESSION_ENGINE}.SessionStore")
+    username = user.get_username()
+    keys = _session_keys(user)
+    with transaction.atomic():
+        for model in (AccessAttempt, AccessFailureLog, AccessLog):
+            model.objects.filter(username=username).delete()
+        user.delete()
+    for key in keys:
+        # Through the session engine, so that the cache's copy goes with the table's row.
+        store(session_key=key).delete()

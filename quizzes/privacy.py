@@ -1,0 +1,104 @@
+"""What the quizzes hold about a learner, for "Download my data" (accounts.privacy).
+
+Each function returns one section of the export as plain JSON-ready data.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch
+
+from .models import Answer, Attempt, QuestionReport, ReviewAnswer, ReviewCard
+
+
+def iso(value) -> str | None:
+    """A moment as ISO 8601, or None."""
+    return value.isoformat() if value is not None else None
+
+
+def attempts_export(user) -> list[dict]:
+    answers = Answer.objects.select_related("question", "choice", "correct_choice").order_by(
+        "answered_at", "pk"
+    )
+    attempts = (
+        Attempt.objects.filter(user=user)
+        .select_related("quiz")
+        .prefetch_related(Prefetch("answers", queryset=answers))
+        .order_by("started_at", "pk")
+    )
+    return [
+        {
+            "quiz": attempt.quiz.slug,
+            "quiz_title": attempt.quiz.title,
+            "started_at": iso(attempt.started_at),
+            "finished_at": iso(attempt.finished_at),
+            "score": attempt.score,
+            "total": attempt.total,
+            "answers": [
+                {
+                    "question": answer.question.position,
+                    "prompt": answer.question.prompt,
+                    "choice": answer.choice.text,
+                    "correct_choice": answer.correct_choice.text,
+                    "is_correct": answer.is_correct,
+                    "answered_at": iso(answer.answered_at),
+                }
+                for answer in attempt.answers.all()
+            ],
+        }
+        for attempt in attempts
+    ]
+
+
+def review_cards_export(user) -> list[dict]:
+    answers = ReviewAnswer.objects.select_related("choice", "correct_choice").order_by(
+        "answered_at", "pk"
+    )
+    cards = (
+        ReviewCard.objects.filter(user=user)
+        .select_related("question__quiz")
+        .prefetch_related(Prefetch("answers", queryset=answers))
+        .order_by("created_at", "pk")
+    )
+    return [
+        {
+            "quiz": card.question.quiz.slug,
+            "question": card.question.position,
+            "prompt": card.question.prompt,
+            "created_at": iso(card.created_at),
+            "due": iso(card.due),
+            "state": card.get_state_display(),
+            "stability": card.stability,
+            "difficulty": card.difficulty,
+            "last_review": iso(card.last_review),
+            "answers": [
+                {
+                    "choice": answer.choice.text if answer.choice else None,
+                    "correct_choice": answer.correct_choice.text if answer.correct_choice else None,
+                    "is_correct": answer.is_correct,
+                    "answered_at": iso(answer.answered_at),
+                }
+                for answer in card.answers.all()
+            ],
+        }
+        for card in cards
+    ]
+
+
+def reports_export(user) -> list[dict]:
+    reports = (
+        QuestionReport.objects.filter(user=user)
+        .select_related("question__quiz")
+        .order_by("created_at", "pk")
+    )
+    return [
+        {
+            "quiz": report.question.quiz.slug,
+            "question": report.question.position,
+            "prompt": report.question.prompt,
+            "reason": report.reason,
+            "text": report.text,
+            "created_at": iso(report.created_at),
+            "resolved_at": iso(report.resolved_at),
+        }
+        for report in reports
+    ]

@@ -1,0 +1,188 @@
+import json
+
+import pytest
+from axes.models import AccessAttempt, AccessLog
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
+from django.core.cache import cache
+from django.test import Client
+
+from accounts.models import Profile
+from accounts.privacy import SECTIONS
+from quizzes.attempts import answer_record, attempt_start
+from quizzes.models import Answer, Attempt, Question, QuestionReport, ReviewAnswer, ReviewCard
+from quizzes.review import review_submit
+from tests.factories import PASSWORD, make_quiz, make_user, wrong_choice
+
+pytestmark = pytest.mark.django_db
+
+User = get_user_model()
+
+
+def _take(user, quiz, count):
+    attempt = attempt_start(user=user, quiz=quiz)
+    for question in quiz.questions.order_by("position")[:count]:
+        answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+    return attempt
+
+
+@pytest.fixture
+def quiz(db):
+    return make_quiz(questions=3)
+
+
+@pytest.fixture
+def huda(db, quiz):
+    user = make_user("huda", email="huda@example.org")
+    _take(user, quiz, 3)
+    _take(user, quiz, 1)
+    QuestionReport.objects.create(
+        user=user, question=quiz.questions.first(), reason="unclear", text="<b>Which one?</b>"
+    )
+    # The missed questions came back for review; one was answered there, right this time.
+    card = ReviewCard.objects.get(user=user, question__position=1)
+    right = card.question.choices.get(is_correct=True)
+    review_submit(user_id=user.pk, card_id=card.pk, revision=card.reviews, choice_id=right.pk)
+    return user
+
+
+def _signed_in(user, **extra):
+    client = Client(**extra)
+    client.force_login(user)
+    return client
+
+
+def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(huda, quiz):
+    Client(REMOTE_ADDR="198.51.100.7").post(
+        "/en/accounts/login/", {"username": "huda", "password": PASSWORD}
+    )
+    response = _signed_in(huda).get("/en/accounts/profile/data.json")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    assert response["Content-Disposition"].startswith('attachment; filename="daleel-')
+    assert "no-store" in response["Cache-Control"]
+    data = json.loads(response.content)
+
+    assert data["format"] == "daleel-account-export"
+    assert set(SECTIONS) <= set(data)
+    assert data["account"]["username"] == "huda"
+    assert data["account"]["email"] == "huda@example.org"
+    assert [a["quiz"] for a in data["attempts"]] == [quiz.slug, quiz.slug]
+    first, second = data["attempts"]
+    assert first["finished_at"] is not None and first["total"] == 3
+    assert [a["question"] for a in first["answers"]] == [1, 2, 3]
+    assert all(a["is_correct"] is False for a in first["answers"])
+    assert first["answers"][0]["choice"] == "Choice 1.2"
+    assert first["answers"][0]["correct_choice"] == "Choice 1.1"
+    assert second["finished_at"] is None and len(second["answers"]) == 1
+    assert data["question_reports"][0]["text"] == "<b>Which one?</b>"
+    cards = {card["question"]: card for card in data["review_cards"]}
+    assert set(cards) == {1, 2, 3}
+    assert cards[1]["answers"] == [
+        {
+            "choice": "Choice 1.1",
+            "correct_choice": "Choice 1.1",
+            "is_correct": True,
+            "answered_at": cards[1]["answers"][0]["answered_at"],
+        }
+    ]
+    assert cards[2]["due"] is not None and cards[2]["answers"] == []
+    assert data["sign_ins"][0]["ip_address"] == "198.51.100.7"
+
+
+def test_the_export_holds_nothing_of_other_learners(huda, quiz):
+    other = make_user("omar", email="omar@example.org")
+    _take(other, quiz, 2)
+    data = json.loads(_signed_in(huda).get("/en/accounts/profile/data.json").content)
+    assert "omar" not in json.dumps(data)
+    assert len(data["attempts"]) == 2
+
+
+def test_download_my_data_needs_a_signed_in_learner(client):
+    assert client.get("/en/accounts/profile/data.json").status_code == 302
+
+
+def test_delete_page_says_what_instructors_statistics_lose(huda):
+    page = _signed_in(huda).get("/en/accounts/delete/").content.decode()
+    assert "Instructors' statistics lose your attempts" in page
+    assert "item analysis" in page
+
+
+def test_a_wrong_password_deletes_nothing(huda):
+    client = _signed_in(huda)
+    response = client.post("/en/accounts/delete/", {"password": "not-it"})
+    assert response.status_code == 400
+    assert "password was entered incorrectly" in response.content.decode()
+    assert User.objects.filter(pk=huda.pk).exists()
+    assert Attempt.objects.filter(user=huda).count() == 2
+
+
+def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(huda, quiz):
+    other = make_user("omar")
+    _take(other, quiz, 3)
+    QuestionReport.objects.create(user=other, question=quiz.questions.last(), reason="other")
+    Profile.for_user(other)
+    Client(REMOTE_ADDR="198.51.100.7").post(
+        "/en/accounts/login/", {"username": "huda", "password": "wrong"}
+    )
+    Client(REMOTE_ADDR="198.51.100.7").post(
+        "/en/accounts/login/", {"username": "huda", "password": PASSWORD}
+    )
+    Profile.for_user(huda)
+    phone = _signed_in(huda)
+    laptop = _signed_in(huda)
+    others_session = _signed_in(other)
+    huda_sessions = [phone.session.session_key, laptop.session.session_key]
+
+    response = laptop.post("/en/accounts/delete/", {"password": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == "/en/accounts/deleted/"
+    assert "deleted" in laptop.get("/en/accounts/deleted/").content.decode()
+
+    assert not User.objects.filter(username="huda").exists()
+    assert not Profile.objects.filter(user_id=huda.pk).exists()
+    assert not Attempt.objects.filter(user_id=huda.pk).exists()
+    assert not Answer.objects.filter(attempt__user_id=huda.pk).exists()
+    assert not QuestionReport.objects.filter(user_id=huda.pk).exists()
+    assert not ReviewCard.objects.filter(user_id=huda.pk).exists()
+    assert not ReviewAnswer.objects.filter(user_id=huda.pk).exists()
+    assert not AccessLog.objects.filter(username="huda").exists()
+    assert not AccessAttempt.objects.filter(username="huda").exists()
+    # Every session ended, in the table and in the cache; the phone is signed out too.
+    assert not Session.objects.filter(session_key__in=huda_sessions).exists()
+    assert all(
+        cache.get(f"django.contrib.sessions.cached_db{key}") is None for key in huda_sessions
+    )
+    assert phone.get("/en/attempts/").status_code == 302
+
+    # Nothing of the other learner, nor the quiz, changed.
+    assert Attempt.objects.filter(user=other).count() == 1
+    assert Answer.objects.filter(attempt__user=other).count() == 3
+    assert QuestionReport.objects.filter(user=other).count() == 1
+    assert ReviewCard.objects.filter(user=other).count() == 3
+    assert Question.objects.filter(quiz=quiz).count() == 3
+    assert others_session.get("/en/attempts/").status_code == 200
+
+
+def test_an_instructor_who_resolved_reports_can_delete_their_account(huda, quiz):
+    from tests.factories import make_instructor
+
+    instructor = make_instructor("ustadha")
+    QuestionReport.objects.filter(user=huda).update(resolved_by=instructor)
+    response = _signed_in(instructor).post("/en/accounts/delete/", {"password": PASSWORD})
+    assert response.status_code == 302
+    assert QuestionReport.objects.get(user=huda).resolved_by is None
+
+
+def test_deleting_needs_a_csrf_token(huda):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(huda)
+    assert client.post("/en/accounts/delete/", {"password": PASSWORD}).status_code == 403
+    assert User.objects.filter(pk=huda.pk).exists()
+
+
+def test_guessing_the_password_on_the_delete_page_locks_out(settings, huda):
+    client = _signed_in(huda, REMOTE_ADDR="203.0.113.9")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post("/en/accounts/delete/", {"password": "guess"})
+    assert client.post("/en/accounts/delete/", {"password": PASSWORD}).status_code == 429
+    assert User.objects.filter(pk=huda.pk).exists()

@@ -1,0 +1,108 @@
+"""The Redis cache backend against a real Redis that stops, hangs and comes back."""
+
+import logging
+import time
+
+import pytest
+import redis as redis_py
+
+from bench.services import free_port, redis_server
+from config.cache import OutageTolerantRedisCache
+
+pytestmark = [pytest.mark.outage, pytest.mark.usefixtures("real_servers")]
+
+RETRY_SECONDS = 0.3
+
+
+def cache_on(url: str) -> OutageTolerantRedisCache:
+    return OutageTolerantRedisCache(
+        url,
+        {
+            "OPTIONS": {
+                "socket_connect_timeout": 0.2,
+                "socket_timeout": 0.2,
+                "retry_seconds": RETRY_SECONDS,
+            }
+        },
+    )
+
+
+def warnings_of(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "daleel.cache"]
+
+
+def test_with_nothing_listening_reads_miss_writes_are_skipped_and_one_warning_is_logged(caplog):
+    cache = cache_on(f"redis://127.0.0.1:{free_port()}/0")
+
+    with caplog.at_level(logging.WARNING, logger="daleel.cache"):
+        for _ in range(50):
+            cache.set("key", "value")
+            assert cache.get("key", "default") == "default"
+            assert cache.get_many(["key"]) == {}
+            assert cache.add("key", "value") is False
+            assert "key" not in cache
+            cache.delete("key")
+
+    warnings = warnings_of(caplog)
+    assert len(warnings) == 1
+    assert "Redis unreachable" in warnings[0]
+
+
+def test_the_threads_of_a_process_share_one_warning_a_minute(caplog):
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    threads = [cache_on(url), cache_on(url)]  # Django makes one backend per thread
+
+    with caplog.at_level(logging.WARNING, logger="daleel.cache"):
+        for cache in threads * 10:
+            assert cache.get("key") is None
+
+    assert len(warnings_of(caplog)) == 1
+
+
+def test_a_stopped_redis_is_used_again_when_it_returns_without_a_new_cache(caplog):
+    with redis_server() as server:
+        cache = cache_on(server.url)
+        cache.set("before", 1)
+        server.stop()
+        assert cache.get("before") is None
+        cache.set("during", 2)  # skipped
+
+        server.start()
+        time.sleep(RETRY_SECONDS + 0.1)
+        cache.set("after", 3)
+
+        assert cache.get("after") == 3
+        assert redis_py.Redis.from_url(server.url).exists(cache.make_key("after"))
+        assert cache.get("during") is None
+
+
+def test_a_hung_redis_is_waited_for_once_then_left_alone_until_the_next_try():
+    with redis_server() as server:
+        cache = cache_on(server.url)
+        cache.set("key", "value")
+        watcher = redis_py.Redis.from_url(server.url)
+        connections_before = watcher.info("stats")["total_connections_received"]
+        # Redis answers no command for a second: every client waits, as on a hung server.
+        watcher.client_pause(1000, all=True)
+
+        for _ in range(20):
+            assert cache.get("key") is None
+
+        # Each try after a timeout opens a new connection: one wait, no new connection.
+        connections_after = watcher.info("stats")["total_connections_received"]
+        assert connections_after == connections_before
+
+
+def test_what_was_deleted_while_redis_was_unreachable_does_not_come_back_with_it():
+    """A session ended (signed out) while Redis hung must stay ended when Redis answers again
+    with the data it kept."""
+    with redis_server() as server:
+        cache = cache_on(server.url)
+        cache.set("session", {"user": 1})
+        redis_py.Redis.from_url(server.url).client_pause(600, all=True)
+
+        cache.delete("session")  # times out: skipped
+
+        time.sleep(0.6 + RETRY_SECONDS)
+        assert cache.get("session") is None
+        assert not redis_py.Redis.from_url(server.url).exists(cache.make_key("session"))
