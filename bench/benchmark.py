@@ -12,6 +12,10 @@ of connections (one learner per connection at a time):
   answer    POST answers through attempts in order, as htmx sends the form, to the last
             answer, which finishes the attempt
 
+Then a catalog phase on a grown site: the bench adds 10,000 published quizzes (and progress
+on them for the learners), and the catalog's first page and a search, signed in, are timed
+against the signed-in floor, interleaved with it as above, on a fresh server.
+
 The learners are made untimed beforehand: accounts with sessions (bench/site_tasks.py), then
 per learner the quiz page (the CSRF cookie) and Start for each quiz, over HTTP. Phases are
 interleaved so that a noisy neighbour on the machine weighs on all of them alike.
@@ -42,6 +46,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 if __package__ in (None, ""):  # run as a script: import bench.* from the project folder
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
@@ -66,6 +71,13 @@ MAX_QUERIES_ANSWER = 7
 MAX_QUERIES_QUESTION = 3
 MAX_FRAGMENT_BYTES = 4 * 1024
 MAX_FIRST_PAGE_BYTES = 60 * 1024
+CATALOG_QUIZZES = 10_000
+MIN_CATALOG_FLOOR_RATIO = 0.5
+MAX_CATALOG_PAGE_BYTES = 60 * 1024
+# A search for words in both languages, as a learner types it (htmx asks for the results).
+# Every word must match: the English title's "gradient" and the Arabic title's «التدرّجات»,
+# typed without its shadda.
+CATALOG_SEARCH = "/en/?q=" + quote("gradient التدرجات")
 
 
 @dataclass
@@ -317,6 +329,17 @@ class Bench:
             self.fresh.extend(attempts[index + 1 :])
         return result
 
+    def catalog(self, seconds: int, path: str, *, htmx: bool, name: str) -> dict:
+        """The catalog at `path` for signed-in learners with progress, as a page or as the
+        results htmx asks for."""
+        requests = []
+        for learner in self.learners[: self.connections * 5]:
+            headers = learner.headers()
+            if not htmx:
+                del headers["HX-Request"]
+            requests.append(("GET", path, headers, None, 'class="card"'))
+        return self.wrk(name, self._spread(requests), cycle=True, seconds=seconds)
+
     def steps(self, attempt: Attempt) -> int:
         return len(self.content[attempt.slug]["correct"])
 
@@ -504,11 +527,56 @@ def run(args: argparse.Namespace) -> int:
                     )
                 except scale_out.ScaleOutError as error:
                     bench.failures.append(f"scale-out: {error}")
+        catalog = catalog_run(bench, env, args, folder)
         if bench.failures:
             for log_file in folder.glob("gunicorn-*.log"):
                 sys.stderr.write(log_file.read_text()[-3000:])
     log(f"finished in {time.monotonic() - began:.0f} s")
-    return report(phases, sizes, bench.failures)
+    return report(phases, sizes, bench.failures, catalog)
+
+
+@dataclass
+class CatalogRun:
+    floor: Phase
+    page: Phase
+    search: Phase
+    first_page: dict
+
+    @property
+    def page_ratio(self) -> float:
+        return self.page.rps / self.floor.rps if self.floor.rps else 0.0
+
+    @property
+    def search_ratio(self) -> float:
+        return self.search.rps / self.floor.rps if self.floor.rps else 0.0
+
+
+def catalog_run(bench: Bench, env: dict[str, str], args: argparse.Namespace, folder: Path):
+    """The site grows to CATALOG_QUIZZES more quizzes; the catalog is timed against the
+    signed-in floor on a fresh server, round by round."""
+    began = time.monotonic()
+    made = services.site_task(env, "catalog", str(CATALOG_QUIZZES))
+    log(
+        f"catalog: {made['quizzes']} more published quizzes and {made['attempts']} attempts on "
+        f"them in {time.monotonic() - began:.0f} s (untimed)"
+    )
+    run = CatalogRun(Phase("signed-in"), Phase("catalog"), Phase("search"), {})
+    with services.gunicorn(env, workers=args.workers, threads=args.threads, log_dir=folder) as (
+        base,
+    ):
+        bench.base = base
+        visit = [("/en/", bench.learners[0].cookies)]
+        if Path(CHROMIUM).exists():
+            run.first_page = chromium_first_pages(base, visit)[0]
+        else:
+            run.first_page = first_page(Browser(base, cookies=dict(visit[0][1])), "/en/")
+        bench.catalog(2, "/en/", htmx=False, name="catalog")  # warm-up
+        for round_number in range(1, args.rounds + 1):
+            log(f"catalog round {round_number} of {args.rounds}")
+            run.floor.add(bench.signed_in(args.seconds))
+            run.page.add(bench.catalog(args.seconds, "/en/", htmx=False, name="catalog"))
+            run.search.add(bench.catalog(args.seconds, CATALOG_SEARCH, htmx=True, name="search"))
+    return run
 
 
 def smoke_and_sizes(bench: Bench) -> dict:
@@ -587,7 +655,9 @@ def _which(program: str) -> bool:
     return which(program) is not None
 
 
-def report(phases: dict[str, Phase], sizes: dict, failures: list[str]) -> int:
+def report(
+    phases: dict[str, Phase], sizes: dict, failures: list[str], catalog: CatalogRun | None = None
+) -> int:
     healthz, floor = phases["healthz"], phases["signed-in"]
     question, answer, page = phases["question"], phases["answer"], phases["page"]
 
@@ -616,6 +686,18 @@ def report(phases: dict[str, Phase], sizes: dict, failures: list[str]) -> int:
             f"{sizes.get('first_page_without_fonts', 0) / 1024:.1f} KB",
         ),
     ]
+    if catalog is not None:
+        checks.append(
+            (
+                "catalog",
+                catalog.page_ratio >= MIN_CATALOG_FLOOR_RATIO
+                and catalog.search_ratio >= MIN_CATALOG_FLOOR_RATIO
+                and catalog.first_page.get("bytes", 1e9) <= MAX_CATALOG_PAGE_BYTES,
+                f"at {CATALOG_QUIZZES} more quizzes, of the signed-in floor: first page "
+                f"{catalog.page_ratio:.2f}, search {catalog.search_ratio:.2f} >= 0.50; first "
+                f"page {catalog.first_page.get('bytes', 0) / 1024:.1f} KB <= 60 KB",
+            )
+        )
     print(
         "bench: server CPU per request (app + PostgreSQL + Redis): "
         + ", ".join(
@@ -624,6 +706,15 @@ def report(phases: dict[str, Phase], sizes: dict, failures: list[str]) -> int:
             if phase.requests
         )
     )
+    if catalog is not None:
+        print(
+            f"bench: catalog at {CATALOG_QUIZZES} more quizzes, signed in with progress: first "
+            f"page {catalog.page.rps:.0f} rps, search {catalog.search.rps:.0f} rps, signed-in "
+            f"floor {catalog.floor.rps:.0f} rps; queries first page {catalog.page.most_queries}, "
+            f"search {catalog.search.most_queries}; CPU ms/request first page "
+            f"{catalog.page.cpu_ms:.2f}, search {catalog.search.cpu_ms:.2f}; first page "
+            f"{catalog.first_page.get('bytes', 0) / 1024:.1f} KB with everything it loads"
+        )
     for name, passed, detail in checks:
         print(f"bench: target {name}: {'met' if passed else 'MISSED'} ({detail})")
     for failure in failures:

@@ -70,7 +70,9 @@ def generate(*, answers: int, questions: int, retakes: float, rng: random.Random
         for n in range(1, questions + 1)
     )
     choices = Choice.objects.bulk_create(
-        Choice(question=question, position=p, text_en=f"{p}", is_correct=p == 1)
+        Choice(
+            question=question, position=p, text_en=f"{p}", is_correct=p == 1, fraction=int(p == 1)
+        )
         for question in question_objs
         for p in range(1, 5)
     )
@@ -111,6 +113,7 @@ def generate(*, answers: int, questions: int, retakes: float, rng: random.Random
                     choice=chosen,
                     correct_choice=right,
                     is_correct=chosen is right,
+                    fraction=int(chosen is right),
                     answered_at=attempt.started_at,
                 )
             )

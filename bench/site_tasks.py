@@ -6,6 +6,8 @@
   verify           every finished attempt scored from its own answers: prints a summary
   scores FILE      {pk: score or null if unfinished} for the attempt ids listed in FILE
   edit SLUG N TEXT question N's English prompt becomes TEXT, saved as the admin saves it
+  catalog N        N more published quizzes (bulk_create) over 50 guides, and progress on
+                   them for the first learners: prints {"quizzes", "attempts"}
 
 Learners get sessions the way Django's test client's force_login makes them (the session
 engine's store, so cached_db writes the database and Redis): signing in a thousand learners
@@ -37,10 +39,27 @@ from django.contrib.auth import (  # noqa: E402
     get_user_model,
 )
 from django.contrib.auth.hashers import make_password  # noqa: E402
+from django.db import connection  # noqa: E402
 from django.db.models import Count, Q  # noqa: E402
+from django.utils import timezone  # noqa: E402
 
 from quizzes.content import quiz_touch  # noqa: E402
-from quizzes.models import Attempt, Question, Quiz  # noqa: E402
+from quizzes.models import Attempt, Guide, Question, Quiz  # noqa: E402
+from quizzes.search import search_text_for  # noqa: E402
+
+# Words the generated quizzes are titled with, so that searches find some and not all.
+TOPICS = [
+    ("gradient checkpointing", "حفظ نقاط التنشيط"),
+    ("optimizer states", "حالاتُ المُحسِّن"),
+    ("tensor parallelism", "التوازي الموتّري"),
+    ("mixed precision", "الدقة العددية المختلطة"),
+    ("pipeline bubbles", "فقاعات خط الأنابيب"),
+    ("sharding", "التجزئة"),
+    ("offloading", "التفريغ إلى الذاكرة"),
+    ("attention kernels", "أنوية الانتباه"),
+    ("activation memory", "ذاكرة التنشيطات"),
+    ("gradient accumulation", "تراكم التدرّجات"),
+]
 
 
 def prepare() -> dict[str, str]:
@@ -112,6 +131,75 @@ def edit(slug: str, position: int, prompt: str) -> dict[str, str]:
     return {"edited": str(question)}
 
 
+def catalog(count: int) -> dict[str, int]:
+    """`count` published quizzes of two questions each, over 50 guides, and attempts on them
+    (finished and in progress) for the first 40 learners, as a growing site would have."""
+    guides = Guide.objects.bulk_create(
+        Guide(
+            slug=f"bench-guide-{n}",
+            title_en=f"Bench guide {n}",
+            title_ar=f"دليل القياس {n}",
+            url=f"https://example.org/bench/{n}",
+        )
+        for n in range(50)
+    )
+    if not all(guide.pk for guide in guides):
+        guides = list(Guide.objects.filter(slug__startswith="bench-guide-").order_by("pk"))
+    difficulties = list(Quiz.Difficulty.values)
+    quizzes = []
+    for n in range(count):
+        english, arabic = TOPICS[n % len(TOPICS)]
+        quizzes.append(
+            Quiz(
+                slug=f"bench-quiz-{n:05d}",
+                title_en=f"{english.capitalize()}, part {n}",
+                title_ar=f"{arabic}، الجزء {n}",
+                description_en=f"Quiz {n} of the bench on {english}.",
+                description_ar=f"الاختبار {n} من اختبارات القياس عن {arabic}.",
+                difficulty=difficulties[n % 3],
+                guide=guides[n % len(guides)],
+                guide_position=n // len(guides) + 1,
+                is_published=True,
+            )
+        )
+    for quiz in quizzes:
+        quiz.search_text = search_text_for(quiz)  # what Quiz.save() does, bulk_create not
+    Quiz.objects.bulk_create(quizzes, batch_size=1000)
+    made = Quiz.objects.filter(slug__startswith="bench-quiz-")
+    ids = list(made.order_by("pk").values_list("pk", flat=True))
+    Question.objects.bulk_create(
+        (
+            Question(quiz_id=pk, position=position, prompt_en="?", explanation_en=".")
+            for pk in ids
+            for position in (1, 2)
+        ),
+        batch_size=2000,
+    )
+    now = timezone.now()
+    learners = get_user_model().objects.filter(username__startswith="learner").order_by("pk")
+    attempts = []
+    for number, user in enumerate(learners[:40]):
+        for k in range(30):
+            finished = k % 3 != 0
+            attempts.append(
+                Attempt(
+                    user=user,
+                    quiz_id=ids[(number * 37 + k * 11) % len(ids)],
+                    started_at=now,
+                    finished_at=now if finished else None,
+                    score=k % 3,
+                    total=2 if finished else 0,
+                )
+            )
+    Attempt.objects.bulk_create(attempts, batch_size=1000)
+    if connection.vendor == "postgresql":
+        # What autovacuum does soon after on a live site: statistics for the planner, and
+        # the visibility map that lets counts read indexes alone.
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE quizzes_quiz, quizzes_question, quizzes_attempt")
+    return {"quizzes": len(ids), "attempts": len(attempts)}
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "prepare":
@@ -124,6 +212,8 @@ if __name__ == "__main__":
         result = verify()
     elif command == "scores":
         result = scores(args[0])
+    elif command == "catalog":
+        result = catalog(int(args[0]))
     elif command == "edit":
         result = edit(args[0], int(args[1]), args[2])
     else:

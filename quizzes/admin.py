@@ -18,6 +18,7 @@ from .instructors import exports
 from .instructors.forms import (
     BilingualFieldsMixin,
     ChoiceInlineFormSet,
+    NumericalAnswerInlineFormSet,
     QuestionInlineFormSet,
     QuizForm,
     QuizOverrideForm,
@@ -25,7 +26,17 @@ from .instructors.forms import (
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
-from .models import Answer, Attempt, Choice, Guide, Question, QuestionReport, Quiz, QuizOverride
+from .models import (
+    Answer,
+    Attempt,
+    Choice,
+    Guide,
+    NumericalAnswer,
+    Question,
+    QuestionReport,
+    Quiz,
+    QuizOverride,
+)
 from .reports import reports_resolve
 
 
@@ -39,9 +50,24 @@ class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
     model = Choice
     form = InlineRowForm
     formset = ChoiceInlineFormSet
-    fields = [("position", "is_correct"), ("text_en", "text_ar"), ("feedback_en", "feedback_ar")]
+    fields = [
+        ("position", "is_correct", "fraction"),
+        ("text_en", "text_ar"),
+        ("feedback_en", "feedback_ar"),
+    ]
     extra = 0
-    min_num = 2
+    ordering = ["position"]
+
+
+class NumericalAnswerInline(BilingualFieldsMixin, TranslationStackedInline):
+    """A numerical question's accepted numbers: a value, give or take a tolerance (a range
+    from 100 to 120 is 110 ± 10), each worth a share of the mark."""
+
+    model = NumericalAnswer
+    form = InlineRowForm
+    formset = NumericalAnswerInlineFormSet
+    fields = [("position", "value", "tolerance", "fraction"), ("feedback_en", "feedback_ar")]
+    extra = 0
     ordering = ["position"]
 
 
@@ -49,10 +75,31 @@ class QuestionInline(BilingualFieldsMixin, TranslationStackedInline):
     model = Question
     form = InlineRowForm
     formset = QuestionInlineFormSet
-    fields = ["position", ("prompt_en", "prompt_ar"), ("explanation_en", "explanation_ar")]
+    fields = [
+        ("position", "kind"),
+        ("prompt_en", "prompt_ar"),
+        ("explanation_en", "explanation_ar"),
+    ]
     extra = 0
     ordering = ["position"]
     show_change_link = True
+
+
+class GuideQuizInline(admin.TabularInline):
+    """The guide's quizzes in the order learners see them on the guide's page; only their
+    position is edited here."""
+
+    model = Quiz
+    fields = ["guide_position", "title", "difficulty", "is_published"]
+    readonly_fields = ["title", "difficulty", "is_published"]
+    ordering = ["guide_position", "title_en"]
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    verbose_name_plural = _("quizzes, in the guide's order")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 class QuizOverrideInline(admin.TabularInline):
@@ -72,6 +119,7 @@ class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmi
     search_fields = ["title_en", "title_ar", "url"]
     prepopulated_fields = {"slug": ["title_en"]}
     fields = ["slug", ("title_en", "title_ar"), "url"]
+    inlines = [GuideQuizInline]
 
 
 @admin.register(Quiz)
@@ -83,6 +131,7 @@ class QuizAdmin(
         "title",
         "difficulty",
         "guide",
+        "guide_position",
         "is_published",
         "feedback",
         "question_count",
@@ -101,7 +150,7 @@ class QuizAdmin(
                     ("title_en", "title_ar"),
                     "slug",
                     ("description_en", "description_ar"),
-                    ("difficulty", "guide"),
+                    ("difficulty", "guide", "guide_position"),
                     "is_published",
                 ]
             },
@@ -167,13 +216,27 @@ class QuizAdmin(
 
 @admin.register(Question)
 class QuestionAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin):
-    list_display = ["__str__", "prompt", "quiz", "position"]
-    list_filter = ["quiz"]
+    list_display = ["__str__", "prompt", "kind", "quiz", "position"]
+    list_filter = ["quiz", "kind"]
     list_select_related = ["quiz"]
     search_fields = ["prompt_en", "prompt_ar", "quiz__title_en", "quiz__slug"]
-    fields = ["quiz", "position", ("prompt_en", "prompt_ar"), ("explanation_en", "explanation_ar")]
+    fields = [
+        "quiz",
+        ("position", "kind"),
+        ("prompt_en", "prompt_ar"),
+        ("explanation_en", "explanation_ar"),
+    ]
     ordering = ["quiz", "position"]
-    inlines = [ChoiceInline]
+    # Both, so that changing the kind is one save; the one the kind does not use is folded.
+    inlines = [ChoiceInline, NumericalAnswerInline]
+
+    def get_inline_instances(self, request, obj=None):
+        inlines = super().get_inline_instances(request, obj)
+        if obj is not None:
+            for inline in inlines:
+                unused = (obj.kind == Question.Kind.NUMERICAL) == isinstance(inline, ChoiceInline)
+                inline.classes = ["collapse"] if unused else []
+        return inlines
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)
@@ -187,7 +250,7 @@ class QuestionAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationA
 
 class AnswerInline(admin.TabularInline):
     model = Answer
-    fields = ["question", "choice", "is_correct", "answered_at"]
+    fields = ["question", "choice", "choice_ids", "number", "fraction", "answered_at"]
     readonly_fields = fields
     extra = 0
     can_delete = False

@@ -11,17 +11,19 @@ import enum
 import random
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from . import grading
 from .availability import DEADLINE_GRACE, quiz_availability
 from .content import QuizContent, quiz_content
-from .models import Answer, Attempt, Choice, Question, Quiz
-from .review import card_record_quiz_answer, cards_record_answers
+from .models import Answer, Attempt, Choice, ChoiceVerdict, Question, Quiz
+from .review import REVIEWABLE_KINDS, card_record_quiz_answer, cards_record_answers
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -64,8 +66,8 @@ class AttemptState:
         return self.content.number_of(current)
 
     @property
-    def score(self) -> int:
-        return sum(1 for answer in self.answers.values() if answer.is_correct)
+    def score(self) -> Decimal:
+        return sum((answer.fraction for answer in self.answers.values()), Decimal(0))
 
     @property
     def is_complete(self) -> bool:
@@ -128,8 +130,15 @@ class AttemptState:
             return None
         return question
 
-    def review(self) -> list[tuple[Question, Answer | None]]:
-        return [(question, self.answers.get(question.pk)) for question in self.content.questions]
+    def review(self) -> list[tuple[Question, Answer | None, list[ChoiceVerdict]]]:
+        """Per question in quiz order: the answer (None if added since) and every choice's
+        verdict as the answer recorded it, in this attempt's order of the choices."""
+        rows = []
+        for question in self.content.questions:
+            answer = self.answers.get(question.pk)
+            verdicts = answer.choice_verdicts(self.choices_of(question)) if answer else []
+            rows.append((question, answer, verdicts))
+        return rows
 
 
 def attempt_state(attempt: Attempt) -> AttemptState:
@@ -142,10 +151,12 @@ def attempt_state(attempt: Attempt) -> AttemptState:
         if question is not None:
             # Resolve the answer's choices from the cached content: no query per answer.
             answer.question = question
-            answer.choice = content.choice(question, answer.choice_id) or answer.choice
-            answer.correct_choice = (
-                content.choice(question, answer.correct_choice_id) or answer.correct_choice
-            )
+            if answer.choice_id is not None:
+                answer.choice = content.choice(question, answer.choice_id) or answer.choice
+            if answer.correct_choice_id is not None:
+                answer.correct_choice = (
+                    content.choice(question, answer.correct_choice_id) or answer.correct_choice
+                )
     return AttemptState(attempt=attempt, content=content, answers=answers)
 
 
@@ -230,6 +241,28 @@ def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Att
         return Attempt.objects.in_progress().get(user=user, quiz=quiz)
 
 
+@dataclass(frozen=True)
+class Response:
+    """What the learner sent for one question: the choices ticked (one for a single-answer or
+    true/false question), or the number typed (already read by `grading.parse_number`)."""
+
+    choice_ids: tuple[int, ...] = ()
+    number: Decimal | None = None
+
+    @classmethod
+    def of(cls, response: Response | None, choice_id: int | None) -> Response:
+        if response is not None:
+            return response
+        return cls(choice_ids=(choice_id,) if choice_id is not None else ())
+
+    def same_as(self, answer: Answer) -> bool:
+        """Whether `answer` records this very response (a double click, not a change)."""
+        if self.number is not None:
+            return answer.number == self.number
+        recorded = [answer.choice_id] if answer.choice_id is not None else answer.choice_ids
+        return set(recorded) == set(self.choice_ids)
+
+
 class Step(enum.Enum):
     """What became of a posted step; the view maps each to a response."""
 
@@ -267,11 +300,13 @@ def step_submit(
     state: AttemptState,
     number: int,
     question_id: int | None,
-    choice_id: int,
+    response: Response | None = None,
+    choice_id: int | None = None,
     now: datetime | None = None,
 ) -> StepOutcome:
-    """Take a posted step: the learner, on step `number`, picked `choice_id` for the question
-    with id `question_id` (the one they saw; None from an older page: step `number`'s).
+    """Take a posted step: the learner, on step `number`, sent `response` (or picked
+    `choice_id`) for the question with id `question_id` (the one they saw; None from an older
+    page: step `number`'s).
 
     Steps are numbered by position, and an instructor's edit can renumber them while a
     learner reads: the answer goes to the question the learner saw, wherever it is now, as
@@ -304,22 +339,23 @@ def step_submit(
     if question is None or not state.is_open(question):
         return StepOutcome(Step.NOT_OPEN, state)
     number = state.content.number_of(question)
+    response = Response.of(response, choice_id)
     recorded = state.answer_for(question)
     if state.attempt.is_deferred and not state.attempt.is_finished:
         try:
-            recorded = _save(state, question, choice_id, recorded)
+            recorded = _save(state, question, response, recorded)
         except AttemptError as error:
             return StepOutcome(Step.REFUSED, state, number, message=error.message)
         return StepOutcome(Step.SAVED, state, number, recorded)
     created = False
     if recorded is None:
         try:
-            recorded, created, state = _record(state, question, choice_id)
+            recorded, created, state = _record(state, question, response)
         except AttemptError as error:
             return StepOutcome(Step.REFUSED, state, number, message=error.message)
     if created:
         return StepOutcome(Step.ANSWERED, state, number, recorded)
-    if recorded.choice_id == choice_id:
+    if response.same_as(recorded):
         return StepOutcome(Step.REPEATED, state, number, recorded)
     if state.attempt.is_deferred:  # a finished exam: its last saved answer counts
         message = _("This attempt is finished; it accepts no more answers.")
@@ -336,7 +372,13 @@ class AnswerOutcome:
     state: AttemptState
 
 
-def answer_record(*, attempt: Attempt, question: Question, choice_id: int) -> AnswerOutcome:
+def answer_record(
+    *,
+    attempt: Attempt,
+    question: Question,
+    response: Response | None = None,
+    choice_id: int | None = None,
+) -> AnswerOutcome:
     """Record the learner's choice for `question`, once, and finish the attempt after the last.
 
     For code outside a request (tests, scripts): the same rules as `step_submit`, by question
@@ -357,16 +399,59 @@ def answer_record(*, attempt: Attempt, question: Question, choice_id: int) -> An
         if attempt.is_finished:
             raise AttemptError(_("This attempt is finished; it accepts no more answers."))
         raise AttemptError(_("Answer the questions in order: this one is not next yet."))
+    response = Response.of(response, choice_id)
     if attempt.is_deferred:
         return AnswerOutcome(
-            answer=_save(state, question, choice_id, None), created=True, state=state
+            answer=_save(state, question, response, None), created=True, state=state
         )
-    answer, created, state = _record(state, question, choice_id)
+    answer, created, state = _record(state, question, response)
     return AnswerOutcome(answer=answer, created=created, state=state)
 
 
+def _grade(question: Question, response: Response, state: AttemptState) -> dict[str, Any]:
+    """The Answer's fields for `response`; AttemptError when it does not fit the question
+    (a choice not its own, two choices for one answer, a number for a choice)."""
+    fields: dict[str, Any] = {
+        "choice": None,
+        "correct_choice": None,
+        "choice_ids": [],
+        "number": None,
+        "key": {},
+    }
+    kind = question.kind
+    if kind == Question.Kind.NUMERICAL:
+        if response.number is None or response.choice_ids:
+            raise AttemptError(_("Type a number."))
+        if not question.numerical_answers.all():
+            # Only reachable if content was written around the admin's validation.
+            raise AttemptError(_("This question is being revised; please try again later."))
+        grade = grading.grade_number(question, response.number)
+        fields.update(number=response.number, key=grade.key)
+    else:
+        ids = list(dict.fromkeys(response.choice_ids))
+        found = [state.content.choice(question, pk) for pk in ids]
+        chosen = [choice for choice in found if choice is not None]
+        if response.number is not None or not chosen or len(chosen) != len(found):
+            raise AttemptError(_("Choose one of this question's answers."))
+        if kind != Question.Kind.MULTIPLE and len(chosen) != 1:
+            raise AttemptError(_("Choose one of this question's answers."))
+        grade = grading.grade_choices(question, chosen)
+        if kind == Question.Kind.MULTIPLE:
+            if not any(choice.fraction > 0 for choice in question.choices.all()):
+                raise AttemptError(_("This question is being revised; please try again later."))
+            order = [c.pk for c in question.choices.all() if c.pk in set(ids)]
+            fields.update(choice_ids=order, key=grade.key)
+        else:
+            if grade.correct_choice is None:
+                # Only reachable if content was written around the admin's validation.
+                raise AttemptError(_("This question is being revised; please try again later."))
+            fields.update(choice=chosen[0], correct_choice=grade.correct_choice)
+    fields.update(fraction=grade.fraction, is_correct=grade.fraction == 1)
+    return fields
+
+
 def _record(
-    state: AttemptState, question: Question, choice_id: int
+    state: AttemptState, question: Question, response: Response
 ) -> tuple[Answer, bool, AttemptState]:
     """Write the answer to `question` (open and unanswered in `state`) and finish the attempt
     after the last one. Returns the answer that stands, whether this call wrote it, and the
@@ -378,23 +463,11 @@ def _record(
     answer to commit stands, and only the request that records the last answer finishes.
     """
     attempt = state.attempt
-    choice = state.content.choice(question, choice_id)
-    if choice is None:
-        raise AttemptError(_("Choose one of this question's answers."))
-    correct_choice = next((c for c in question.choices.all() if c.is_correct), None)
-    if correct_choice is None:
-        # Only reachable if content was written around the admin's validation.
-        raise AttemptError(_("This question is being revised; please try again later."))
+    fields = _grade(question, response, state)
     try:
         with transaction.atomic():
-            answer = Answer.objects.create(
-                attempt=attempt,
-                question=question,
-                choice=choice,
-                correct_choice=correct_choice,
-                is_correct=choice.pk == correct_choice.pk,
-            )
-            if not attempt.is_deferred:
+            answer = Answer.objects.create(attempt=attempt, question=question, **fields)
+            if not attempt.is_deferred and question.kind in REVIEWABLE_KINDS:
                 card_record_quiz_answer(
                     user_id=attempt.user_id,
                     question_id=question.pk,
@@ -419,22 +492,12 @@ def _record(
 
 
 def _save(
-    state: AttemptState, question: Question, choice_id: int, recorded: Answer | None
+    state: AttemptState, question: Question, response: Response, recorded: Answer | None
 ) -> Answer:
-    """Exam mode: save the learner's pick for `question`, or change the one saved."""
-    choice = state.content.choice(question, choice_id)
-    if choice is None:
-        raise AttemptError(_("Choose one of this question's answers."))
-    correct_choice = next((c for c in question.choices.all() if c.is_correct), None)
-    if correct_choice is None:
-        raise AttemptError(_("This question is being revised; please try again later."))
-    fields = {
-        "choice": choice,
-        "correct_choice": correct_choice,
-        "is_correct": choice.pk == correct_choice.pk,
-    }
+    """Exam mode: save the learner's response to `question`, or change the one saved."""
+    fields = _grade(question, response, state)
     if recorded is not None:
-        if recorded.choice_id != choice.pk:
+        if not response.same_as(recorded):
             # Only while the attempt is unfinished: a submit in another tab freezes it.
             changed = Answer.objects.filter(
                 pk=recorded.pk, attempt__finished_at__isnull=True
@@ -450,7 +513,7 @@ def _save(
     except IntegrityError:
         # A second tab saved a pick for it a moment ago: change that one instead.
         answer = Answer.objects.get(attempt=state.attempt, question=question)
-        return _save(state, question, choice_id, answer)
+        return _save(state, question, response, answer)
     state.answers[question.pk] = answer
     return answer
 
@@ -469,5 +532,6 @@ def _finish(state: AttemptState) -> None:
             answers=[
                 (answer.question_id, answer.is_correct, answer.answered_at)
                 for answer in state.answers.values()
+                if answer.question.kind in REVIEWABLE_KINDS
             ],
         )

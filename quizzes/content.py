@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
-from .models import Choice, Question, Quiz
+from .models import Choice, NumericalAnswer, Question, Quiz
 
 CACHE_SECONDS = 60 * 60
 
@@ -83,7 +83,7 @@ _local_lock = threading.Lock()
 
 
 def quiz_content(quiz: Quiz) -> QuizContent:
-    """The quiz's questions in order, each with its choices prefetched."""
+    """The quiz's questions in order, each with its choices and accepted numbers prefetched."""
     key = _cache_key(quiz)
     entry = _local.get(key)
     if entry is not None and entry[0] > time.monotonic():
@@ -94,6 +94,12 @@ def quiz_content(quiz: Quiz) -> QuizContent:
             Question.objects.filter(quiz=quiz)
             .order_by("position")
             .prefetch_related(Prefetch("choices", queryset=Choice.objects.order_by("position")))
+        )
+        # A statement more only for a quiz that asks for numbers.
+        numerical = [q for q in questions if q.kind == Question.Kind.NUMERICAL]
+        prefetch_related_objects(
+            numerical,
+            Prefetch("numerical_answers", queryset=NumericalAnswer.objects.order_by("position")),
         )
         cache.set(key, questions, CACHE_SECONDS)
     for question in questions:

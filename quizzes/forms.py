@@ -2,7 +2,9 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from .models import QuestionReport
+from .attempts import Response
+from .grading import NumberError, parse_number
+from .models import Question, QuestionReport
 
 # Largest primary key a browser could sensibly send; anything bigger is junk, not a choice.
 MAX_ID = 2**63 - 1
@@ -21,25 +23,73 @@ class IdField(forms.IntegerField):
         return super().to_python(value)
 
 
+class IdListField(forms.Field):
+    """Several ids under one name (ticked checkboxes), each read as `IdField` reads one."""
+
+    widget = forms.SelectMultiple
+
+    def __init__(self, *, error_messages: dict, **kwargs) -> None:
+        super().__init__(error_messages=error_messages, **kwargs)
+        self._one = IdField(min_value=1, max_value=MAX_ID, error_messages=error_messages)
+
+    def to_python(self, value) -> list[int]:
+        if not value:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or len(value) > MAX_TICKED:
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return [self._one.clean(item) for item in value]
+
+
+# More boxes than any question has is junk, not an answer.
+MAX_TICKED = 100
+CHOICE_ERRORS = {
+    "required": _("Choose an answer before submitting."),
+    "invalid": _("Choose one of the answers listed."),
+    "min_value": _("Choose one of the answers listed."),
+    "max_value": _("Choose one of the answers listed."),
+}
+
+
 class AnswerForm(forms.Form):
-    """The learner's pick for one question; whether it belongs to the question is the rules'.
+    """The learner's response to one question; whether it fits the question is the rules'.
 
     `question` is the id of the question the learner saw. Steps are numbered by position, and
     an instructor's edit can renumber them while a learner reads; the id keeps the answer with
     its question. Absent (an older page), the step's number decides.
     """
 
-    choice = IdField(
-        min_value=1,
-        max_value=MAX_ID,
-        error_messages={
-            "required": _("Choose an answer before submitting."),
-            "invalid": _("Choose one of the answers listed."),
-            "min_value": _("Choose one of the answers listed."),
-            "max_value": _("Choose one of the answers listed."),
-        },
-    )
+    # The choice picked, or the boxes ticked; `number` is what was typed for a number.
+    choice = IdListField(required=False, error_messages=CHOICE_ERRORS)
+    number = forms.CharField(required=False, max_length=100, strip=False)
     question = IdField(min_value=1, max_value=MAX_ID, required=False)
+
+    def response_for(self, question: Question | None) -> Response | None:
+        """The valid form's response to `question`'s kind, or None with the error added.
+
+        For a question gone from the quiz, the choices as sent: the rules say where to go."""
+        if question is None:
+            return Response(choice_ids=tuple(self.cleaned_data["choice"]))
+        if question.kind == Question.Kind.NUMERICAL:
+            try:
+                return Response(number=parse_number(self.cleaned_data["number"]))
+            except NumberError as error:
+                self.add_error("number", error.message)
+                return None
+        ids = self.cleaned_data["choice"]
+        if not ids:
+            self.add_error(
+                "choice",
+                _("Tick at least one answer before submitting.")
+                if question.kind == Question.Kind.MULTIPLE
+                else CHOICE_ERRORS["required"],
+            )
+            return None
+        if question.kind != Question.Kind.MULTIPLE and len(ids) > 1:
+            self.add_error("choice", CHOICE_ERRORS["invalid"])
+            return None
+        return Response(choice_ids=tuple(ids))
 
 
 class ReasonSelect(forms.RadioSelect):

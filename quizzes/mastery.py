@@ -115,6 +115,27 @@ def quiz_levels(*, user_id: int, question_counts: Mapping[int, int]) -> dict[int
     }
 
 
+def answered_quiz_levels(*, user_id: int) -> dict[int, Level]:
+    """Levels of every published quiz the learner answered a question of (any other quiz is
+    Not started). Two statements, whatever the number of quizzes: the answers, and the
+    question counts of the quizzes answered."""
+    per_quiz: dict[int, list[QuestionRecord]] = defaultdict(list)
+    for quiz_id, _guide, record in _records(user_id, Q(question__quiz__is_published=True)).values():
+        per_quiz[quiz_id].append(record)
+    if not per_quiz:
+        return {}
+    counts = dict(
+        Question.objects.filter(quiz_id__in=list(per_quiz))
+        .order_by()
+        .values("quiz_id")
+        .annotate(questions=Count("pk"))
+        .values_list("quiz_id", "questions")
+    )
+    return {
+        quiz_id: level_of(records, counts.get(quiz_id, 0)) for quiz_id, records in per_quiz.items()
+    }
+
+
 def guide_levels(*, user_id: int, guide_ids: Iterable[int]) -> dict[int, Level]:
     """Levels per guide id, over the questions of the guide's published quizzes. Two
     statements: the questions per guide, and the answers."""

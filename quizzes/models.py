@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
-from django.db.models import Count, Exists, F, FloatField, OuterRef, Q, Subquery
-from django.db.models.functions import Cast, NullIf
+from django.db.models import Count, Exists, F, FloatField, Max, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Cast, Coalesce, NullIf
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -36,6 +39,23 @@ class Guide(models.Model):
     def natural_key(self) -> tuple[str]:
         return (self.slug,)
 
+    def next_quiz_position(self, *, exclude: int | None = None) -> int:
+        """The position after the guide's last quiz (other than quiz `exclude`)."""
+        last = self.quizzes.exclude(pk=exclude).aggregate(last=Max("guide_position"))["last"]
+        return (last or 0) + 1
+
+
+def catalog_title(language: str, field: str = "title") -> F | Coalesce:
+    """A quiz's title in `language`, or in English where it has none: the catalog's order,
+    indexed as such (Quiz.Meta.indexes) so that a page need not sort every quiz."""
+    if language == "en":
+        return F(f"{field}_en")
+    return Coalesce(
+        NullIf(F(f"{field}_{language}"), Value("")),
+        F(f"{field}_en"),
+        output_field=models.CharField(),
+    )
+
 
 class QuizQuerySet(models.QuerySet["Quiz"]):
     def published(self) -> QuizQuerySet:
@@ -65,7 +85,15 @@ class Quiz(models.Model):
     guide = models.ForeignKey(
         Guide, on_delete=models.PROTECT, related_name="quizzes", verbose_name=_("guide")
     )
+    # Where the quiz comes in its guide's list (ties: by title).
+    guide_position = models.PositiveSmallIntegerField(
+        _("position in the guide"),
+        default=0,
+        help_text=_("Quizzes of a guide are listed by this number, then by title."),
+    )
     is_published = models.BooleanField(_("published"), default=False)
+    # Titles and descriptions in both languages, normalised for search (quizzes.search).
+    search_text = models.TextField(_("search text"), blank=True, default="", editable=False)
 
     class Feedback(models.TextChoices):
         IMMEDIATE = "immediate", _("After each question (practice)")
@@ -133,9 +161,26 @@ class Quiz(models.Model):
         ordering = ["title"]
         verbose_name = _("quiz")
         verbose_name_plural = _("quizzes")
+        indexes = [
+            models.Index(catalog_title("en"), F("id"), name="quiz_catalog_order_en"),
+            models.Index(catalog_title("ar"), F("id"), name="quiz_catalog_order_ar"),
+            # Counting the published quizzes reads this index, not every quiz's text.
+            models.Index(fields=["id"], condition=Q(is_published=True), name="quiz_published"),
+        ]
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args, **kwargs) -> None:
+        from .search import search_text_for
+
+        # Kept here rather than by each editing path: every path that saves a quiz (the
+        # admin, the importer, the shell) changes what it is found by.
+        self.search_text = search_text_for(self)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            kwargs["update_fields"] = {*update_fields, "search_text"}
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("quizzes:detail", args=[self.slug])
@@ -161,10 +206,17 @@ class QuestionManager(models.Manager["Question"]):
 
 
 class Question(models.Model):
+    class Kind(models.TextChoices):
+        SINGLE = "single", _("One answer")
+        MULTIPLE = "multiple", _("Several answers")
+        TRUEFALSE = "truefalse", _("True or false")
+        NUMERICAL = "numerical", _("Number")
+
     quiz = models.ForeignKey(
         Quiz, on_delete=models.CASCADE, related_name="questions", verbose_name=_("quiz")
     )
     position = models.PositiveSmallIntegerField(_("position"))
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.SINGLE)
     prompt = models.TextField(_("prompt"))
     explanation = models.TextField(_("explanation"))
 
@@ -188,9 +240,15 @@ class Question(models.Model):
 
     natural_key.dependencies = ["quizzes.quiz"]  # type: ignore[attr-defined]
 
+    @property
+    def has_choices(self) -> bool:
+        return self.kind != self.Kind.NUMERICAL
 
-class ChoiceManager(models.Manager["Choice"]):
-    def get_by_natural_key(self, quiz_slug: str, question_position: int, position: int) -> Choice:
+
+class QuestionPartManager[T: models.Model](models.Manager[T]):
+    """Rows of a question (choices, accepted numbers), named by quiz, question and position."""
+
+    def get_by_natural_key(self, quiz_slug: str, question_position: int, position: int) -> T:
         return self.get(
             question__quiz__slug=quiz_slug, question__position=question_position, position=position
         )
@@ -202,11 +260,17 @@ class Choice(models.Model):
     )
     position = models.PositiveSmallIntegerField(_("position"))
     text = models.CharField(_("text"), max_length=500)
+    # The instructor's mark ("right"), always the sign of the weight: a right choice has a
+    # positive weight, a wrong one zero or less.
     is_correct = models.BooleanField(_("correct"), default=False)
+    # Moodle's answer fraction: the share of the question's mark this choice is worth, from
+    # -1 to 1 (seven decimals, as Moodle's 1/3 and 1/7). A single-answer question has one
+    # choice at 1; a multiple-answer one scores the sum of the ticked weights, clamped 0..1.
+    fraction = models.DecimalField(_("weight"), max_digits=8, decimal_places=7, default=Decimal(0))
     # For a learner who picked this choice: GIFT's per-answer "#feedback".
     feedback = models.TextField(_("feedback"), blank=True)
 
-    objects = ChoiceManager()
+    objects = QuestionPartManager["Choice"]()
 
     class Meta:
         ordering = ["question", "position"]
@@ -216,11 +280,20 @@ class Choice(models.Model):
             models.UniqueConstraint(
                 fields=["question", "position"], name="choice_position_unique_in_question"
             ),
-            # At most one correct choice; "at least one" is checked by the admin's validation.
+            # At most one choice worth the whole mark (for a single-answer question: at most
+            # one correct choice); "at least one" is checked by the admin's validation.
             models.UniqueConstraint(
                 fields=["question"],
-                condition=Q(is_correct=True),
-                name="one_correct_choice_per_question",
+                condition=Q(fraction=1),
+                name="one_full_mark_choice_per_question",
+            ),
+            models.CheckConstraint(
+                condition=Q(fraction__gte=-1, fraction__lte=1),
+                name="choice_fraction_between_minus_one_and_one",
+            ),
+            models.CheckConstraint(
+                condition=Q(is_correct=True, fraction__gt=0) | Q(is_correct=False, fraction__lte=0),
+                name="choice_marked_right_has_a_positive_weight",
             ),
         ]
 
@@ -233,25 +306,136 @@ class Choice(models.Model):
     natural_key.dependencies = ["quizzes.question"]  # type: ignore[attr-defined]
 
 
-def validate_choice_set(choices: list[tuple[int | None, bool]]) -> None:
-    """Raise ValidationError unless `(position, is_correct)` pairs make a valid question.
+class NumericalAnswer(models.Model):
+    """An accepted number for a numerical question: `value` ± `tolerance`, worth `fraction`."""
 
-    The one place that says what a well-formed multiple-choice question is; the admin's
-    inline formset and the GIFT importer both call it.
+    question = models.ForeignKey(
+        Question,
+        on_delete=models.CASCADE,
+        related_name="numerical_answers",
+        verbose_name=_("question"),
+    )
+    position = models.PositiveSmallIntegerField(_("position"))
+    value = models.DecimalField(_("value"), max_digits=20, decimal_places=10)
+    tolerance = models.DecimalField(
+        _("tolerance"), max_digits=20, decimal_places=10, default=Decimal(0)
+    )
+    fraction = models.DecimalField(_("weight"), max_digits=8, decimal_places=7, default=Decimal(1))
+    feedback = models.TextField(_("feedback"), blank=True)
+
+    objects = QuestionPartManager["NumericalAnswer"]()
+
+    class Meta:
+        ordering = ["question", "position"]
+        verbose_name = _("accepted number")
+        verbose_name_plural = _("accepted numbers")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "position"], name="numerical_answer_position_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(fraction__gte=-1, fraction__lte=1, tolerance__gte=0),
+                name="numerical_answer_weight_and_tolerance_in_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.tolerance:
+            return f"{self.value.normalize():f} ± {self.tolerance.normalize():f}"
+        return f"{self.value.normalize():f}"
+
+    def natural_key(self) -> tuple[str, int, int]:
+        return (*self.question.natural_key(), self.position)
+
+    natural_key.dependencies = ["quizzes.question"]  # type: ignore[attr-defined]
+
+
+FULL_MARK = Decimal(1)
+# Weights are kept to seven decimals (1/3 is 0.3333333): right weights adding up to within
+# this of 1 add up to the whole mark.
+WEIGHT_SLACK = Decimal("0.00001")
+
+
+def equal_weights(marks: list[bool], *, kind: str) -> list[Decimal]:
+    """The weights "mark the right ones" gives: the right choices share the whole mark; for
+    several answers each wrong one takes away a right one's share, for one answer nothing."""
+    right = sum(marks) or 1
+    share = (FULL_MARK / right).quantize(Decimal("0.0000001"))
+    if right == 1:
+        share = FULL_MARK
+    wrong = -share if kind == Question.Kind.MULTIPLE else Decimal(0)
+    return [share if mark else wrong for mark in marks]
+
+
+def validate_choice_set(
+    choices: list[tuple[int | None, bool]] | list[tuple[int | None, bool, Decimal]],
+    *,
+    kind: str = "single",
+    strict_total: bool = True,
+) -> None:
+    """Raise ValidationError unless `(position, is_correct[, fraction])` rows make a valid
+    question of `kind` (without a fraction, the marks' equal weights are assumed).
+    `strict_total=False` lets several answers' right weights add up to other than 100%
+    (what Moodle's GIFT import lets through, with a warning).
+
+    The one place that says what a well-formed choice question is; the admin's inline
+    formset and the GIFT importer both call it.
     """
+    rows = [row if len(row) == 3 else (*row, None) for row in choices]
     errors = []
-    if len(choices) < 2:
+    if kind == Question.Kind.NUMERICAL:
+        if rows:
+            errors.append(_("A numerical question has no choices; delete them."))
+        if errors:
+            raise ValidationError(errors)
+        return
+    if kind == Question.Kind.TRUEFALSE and len(rows) != 2:
+        errors.append(_("A true-or-false question has exactly two choices: True and False."))
+    elif len(rows) < 2:
         errors.append(_("A question needs at least two choices."))
-    correct = sum(1 for _position, is_correct in choices if is_correct)
-    if correct == 0:
-        errors.append(_("Mark one choice as correct."))
-    elif correct > 1:
-        errors.append(
-            _("Only one choice may be marked correct; %(count)d are.") % {"count": correct}
-        )
-    positions = [position for position, _correct in choices if position is not None]
+    marks = [bool(is_correct) for _position, is_correct, _fraction in rows]
+    defaults = equal_weights(marks, kind=kind)
+    fractions = [
+        default if fraction is None else fraction
+        for (_p, _c, fraction), default in zip(rows, defaults, strict=True)
+    ]
+    if any(not -1 <= fraction <= 1 for fraction in fractions):
+        errors.append(_("A weight is between -100% and 100%."))
+    correct = sum(marks)
+    if kind == Question.Kind.MULTIPLE:
+        if correct == 0 or correct == len(rows):
+            errors.append(_("Mark at least one choice right and at least one wrong."))
+        positive = sum((f for f in fractions if f > 0), Decimal(0))
+        if strict_total and correct and abs(positive - FULL_MARK) > WEIGHT_SLACK:
+            errors.append(
+                _("The right choices' weights add up to %(total)s%%; they must add up to 100%%.")
+                % {"total": f"{(positive * 100).normalize():f}"}
+            )
+    else:
+        full = sum(1 for fraction in fractions if fraction == FULL_MARK)
+        if correct == 0:
+            errors.append(_("Mark one choice as correct."))
+        elif full != 1 or (kind == Question.Kind.TRUEFALSE and correct > 1):
+            errors.append(
+                _("Only one choice may be marked correct; %(count)d are.") % {"count": correct}
+            )
+    if any((f > 0) != mark for f, mark in zip(fractions, marks, strict=True)):
+        errors.append(_("A right choice has a positive weight, a wrong one zero or less."))
+    positions = [position for position, _correct, _f in rows if position is not None]
     if len(positions) != len(set(positions)):
         errors.append(_("Two choices share a position; give each choice its own position."))
+    if errors:
+        raise ValidationError(errors)
+
+
+def validate_numerical_answers(answers: list[tuple[int | None, Decimal]]) -> None:
+    """Raise ValidationError unless `(position, fraction)` rows make a numerical question."""
+    errors = []
+    if not any(fraction == FULL_MARK for _position, fraction in answers):
+        errors.append(_("Give at least one accepted number worth 100%."))
+    positions = [position for position, _fraction in answers if position is not None]
+    if len(positions) != len(set(positions)):
+        errors.append(_("Two accepted numbers share a position; give each its own position."))
     if errors:
         raise ValidationError(errors)
 
@@ -294,7 +478,8 @@ class Attempt(models.Model):
     )
     started_at = models.DateTimeField(_("started"), default=timezone.now)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
-    score = models.PositiveSmallIntegerField(_("score"), default=0)
+    # The sum of the answers' fractions: 3.5 out of 4.
+    score = models.DecimalField(_("score"), max_digits=9, decimal_places=4, default=Decimal(0))
     # Number of questions the attempt was scored out of, fixed when it finishes so that
     # questions added later do not change an old result.
     total = models.PositiveSmallIntegerField(_("out of"), default=0)
@@ -388,17 +573,37 @@ class Answer(models.Model):
     question = models.ForeignKey(
         Question, on_delete=models.PROTECT, related_name="answers", verbose_name=_("question")
     )
+    # The choice picked (one answer, true or false); empty for the other kinds.
     choice = models.ForeignKey(
-        Choice, on_delete=models.PROTECT, related_name="answers", verbose_name=_("choice")
+        Choice,
+        on_delete=models.PROTECT,
+        related_name="answers",
+        verbose_name=_("choice"),
+        null=True,
+        blank=True,
     )
-    # Which choice was correct when the learner answered, so a later change of the key
-    # changes neither the score nor the review.
+    # Which choice was worth the whole mark when the learner answered, so a later change of
+    # the key changes neither the score nor the review (one answer, true or false).
     correct_choice = models.ForeignKey(
         Choice,
         on_delete=models.PROTECT,
         related_name="+",
         verbose_name=_("correct choice"),
+        null=True,
+        blank=True,
     )
+    # Several answers: the ids of the choices ticked, in the question's order.
+    choice_ids = models.JSONField(_("choices ticked"), default=list, blank=True)
+    # Several answers and numbers: the key when the learner answered, for the review —
+    # {choice id: weight} or [[value, tolerance, weight, accepted number id], ...].
+    key = models.JSONField(_("key when answered"), default=dict, blank=True)
+    # A numerical question's response, as the learner typed it once read.
+    number = models.DecimalField(
+        _("number"), max_digits=20, decimal_places=10, null=True, blank=True
+    )
+    # The share of the question's mark this answer earned, 0 to 1.
+    fraction = models.DecimalField(_("mark"), max_digits=5, decimal_places=4, default=Decimal(0))
+    # Whole mark earned (fraction 1): what "right" means in counts and analyses.
     is_correct = models.BooleanField(_("correct"))
     answered_at = models.DateTimeField(_("answered"), default=timezone.now)
 
@@ -409,11 +614,69 @@ class Answer(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["attempt", "question"], name="one_answer_per_question_in_attempt"
-            )
+            ),
+            models.CheckConstraint(
+                condition=Q(fraction__gte=0, fraction__lte=1), name="answer_fraction_0_to_1"
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.attempt_id}: {self.question_id} → {self.choice_id}"
+        response = self.choice_id or self.choice_ids or self.number
+        return f"{self.attempt_id}: {self.question_id} → {response}"
+
+    @property
+    def is_partly_correct(self) -> bool:
+        return 0 < self.fraction < 1
+
+    @property
+    def verdict(self) -> str:
+        """ "right", "partly" or "wrong": the whole mark, some of it, or none."""
+        if self.is_correct:
+            return "right"
+        return "partly" if self.fraction > 0 else "wrong"
+
+    def choice_verdicts(self, choices) -> list[ChoiceVerdict]:
+        """Every choice of the question with whether the learner ticked it and whether it was
+        right when they answered (a later change of the key changes neither)."""
+        if self.question.kind == Question.Kind.MULTIPLE:
+            ticked = set(self.choice_ids)
+            weights = {int(pk): Decimal(weight) for pk, weight in (self.key or {}).items()}
+            return [
+                ChoiceVerdict(c, c.pk in ticked, weights.get(c.pk, c.fraction) > 0) for c in choices
+            ]
+        return [
+            ChoiceVerdict(c, c.pk == self.choice_id, c.pk == self.correct_choice_id)
+            for c in choices
+        ]
+
+    @property
+    def accepted_numbers(self) -> list[str]:
+        """A numerical question's numbers worth the whole mark when the learner answered."""
+        return [
+            f"{value} ± {tolerance}" if Decimal(tolerance) else value
+            for value, tolerance, fraction, _pk in self.key or []
+            if Decimal(fraction) == FULL_MARK
+        ]
+
+    def number_feedback(self) -> NumericalAnswer | None:
+        """The accepted number the response fell in when the learner answered, for its
+        feedback (None if it fell in none, or that number has been deleted since)."""
+        best = None
+        for value, tolerance, fraction, pk in self.key or []:
+            if abs(self.number - Decimal(value)) <= Decimal(tolerance) and (
+                best is None or Decimal(fraction) > best[0]
+            ):
+                best = (Decimal(fraction), pk)
+        if best is None:
+            return None
+        return next((a for a in self.question.numerical_answers.all() if a.pk == best[1]), None)
+
+
+@dataclass(frozen=True)
+class ChoiceVerdict:
+    choice: Choice
+    ticked: bool
+    right: bool
 
 
 class ReviewCard(models.Model):
@@ -508,6 +771,19 @@ class ReviewAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.question_id} → {self.choice_id}"
+
+    # Read by the answer's feedback, shared with the quiz step (components.html).
+    is_partly_correct = False
+
+    @property
+    def verdict(self) -> str:
+        return "right" if self.is_correct else "wrong"
+
+    def choice_verdicts(self, choices) -> list[ChoiceVerdict]:
+        return [
+            ChoiceVerdict(c, c.pk == self.choice_id, c.pk == self.correct_choice_id)
+            for c in choices
+        ]
 
 
 class QuestionReportQuerySet(models.QuerySet["QuestionReport"]):

@@ -70,6 +70,10 @@ def _moved(card: ReviewCard, *, right: bool, at: datetime) -> ReviewCard:
     return card
 
 
+# Kinds the review page asks (one choice to pick, radio buttons). Several answers and numbers
+# are not reviewed yet: their answers make no card.
+REVIEWABLE_KINDS = (Question.Kind.SINGLE, Question.Kind.TRUEFALSE)
+
 _SCHEDULED_FIELDS = ["state", "step", "stability", "difficulty", "due", "last_review", "reviews"]
 
 
@@ -162,8 +166,11 @@ def cards_of_quiz_exist() -> Exists:
 
 
 def _offered(user_id: int):
-    """The learner's cards whose question learners can see now (its quiz published)."""
-    return ReviewCard.objects.filter(user_id=user_id, question__quiz__is_published=True)
+    """The learner's cards whose question learners can see now (its quiz published) and the
+    review page can ask (one choice to pick)."""
+    return ReviewCard.objects.filter(
+        user_id=user_id, question__quiz__is_published=True, question__kind__in=REVIEWABLE_KINDS
+    )
 
 
 def review_due_count(*, user_id: int, now: datetime | None = None) -> int:
@@ -266,7 +273,7 @@ def review_submit(
         return ReviewOutcome(
             Review.REFUSED, step=step, message=_("Choose one of this question's answers.")
         )
-    correct = next((c for c in choices.values() if c.is_correct), None)
+    correct = next((c for c in choices.values() if c.fraction == 1), None)
     if correct is None:
         return ReviewOutcome(
             Review.REFUSED,

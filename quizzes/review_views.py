@@ -15,7 +15,8 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from .forms import MAX_ID, AnswerForm, IdField
+from .forms import CHOICE_ERRORS, MAX_ID, AnswerForm, IdField
+from .models import ReviewAnswer
 from .review import (
     Review,
     ReviewNotFound,
@@ -34,6 +35,8 @@ TEMPLATE = "quizzes/review.html"
 class ReviewAnswerForm(AnswerForm):
     """A pick for the card shown, at the card's revision as shown (see quizzes.review)."""
 
+    # One choice: the review page asks one-answer and true/false questions only.
+    choice = IdField(min_value=1, max_value=MAX_ID, error_messages=CHOICE_ERRORS)
     card = IdField(min_value=1, max_value=MAX_ID)
     revision = forms.IntegerField(min_value=0, max_value=2**31 - 1)
 
@@ -42,7 +45,7 @@ def _render(
     request: LearnerRequest,
     *,
     step: ReviewStep | None,
-    answer: object | None = None,
+    answer: ReviewAnswer | None = None,
     form: AnswerForm | None = None,
     error: str = "",
     practise: bool = False,
@@ -53,6 +56,7 @@ def _render(
         "question": step.question if step else None,
         "choices": step.choices if step else [],
         "answer": answer,
+        "verdicts": answer.choice_verdicts(step.choices) if answer and step else [],
         "form": form or AnswerForm(),
         "error": error,
         "practise": practise,

@@ -1,6 +1,6 @@
 from modeltranslation.translator import TranslationOptions, register
 
-from .models import Choice, Guide, Question, Quiz
+from .models import Choice, Guide, NumericalAnswer, Question, Quiz
 
 
 @register(Guide)
@@ -26,3 +26,9 @@ class ChoiceTranslationOptions(TranslationOptions):
     fields = ("text", "feedback")
     # Feedback is optional in every language; only the choice's text is required in English.
     required_languages = {"en": ("text",)}
+
+
+@register(NumericalAnswer)
+class NumericalAnswerTranslationOptions(TranslationOptions):
+    fields = ("feedback",)
+    required_languages = {}

@@ -6,6 +6,8 @@ app_name = "quizzes"
 
 urlpatterns = [
     path("", views.catalog, name="catalog"),
+    path("guides/", views.guide_list, name="guides"),
+    path("guides/<slug:slug>/", views.guide_page, name="guide"),
     path("quizzes/<slug:slug>/", views.quiz_detail, name="detail"),
     path("quizzes/<slug:slug>/start/", views.attempt_begin, name="start"),
     path("attempts/", views.history, name="history"),

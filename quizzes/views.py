@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -27,6 +27,7 @@ from django_htmx.middleware import HtmxDetails
 
 from config.outages import DATABASE_UNREACHABLE, RETRY_AFTER_SECONDS, is_database_outage
 
+from . import catalog as catalog_service
 from . import history as history_stats
 from . import reports
 from .attempts import (
@@ -43,7 +44,7 @@ from .availability import DEADLINE_GRACE, quiz_availability
 from .content import quiz_content
 from .forms import AnswerForm, ReportForm
 from .mastery import quiz_levels
-from .models import Attempt, Quiz
+from .models import Attempt, Guide, Question, Quiz
 from .review import cards_of_quiz_exist
 
 if TYPE_CHECKING:
@@ -177,23 +178,53 @@ def set_language(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
+@vary_on_headers("HX-Request")
 def catalog(request: HtmxHttpRequest) -> HttpResponse:
-    quizzes = list(
-        Quiz.objects.published()
-        .select_related("guide")
-        .annotate(question_count=Count("questions"))
-        .order_by("title")
+    """Published quizzes, a page at a time; searched and filtered by the query string. To
+    htmx (the search form as the learner types, the pager) only the results."""
+    form = catalog_service.CatalogForm(
+        request.GET,
+        guides=catalog_service.listed_guides(),
+        signed_in=request.user.is_authenticated,
     )
-    if request.user.is_authenticated:
-        progress = Attempt.objects.filter(user=request.user).progress_by_quiz()
-        levels = quiz_levels(
-            user_id=request.user.pk,
-            question_counts={quiz.pk: quiz.question_count for quiz in quizzes},
-        )
-        for quiz in quizzes:
-            quiz.progress = progress.get(quiz.pk)
-            quiz.mastery = levels[quiz.pk]
-    return render(request, "quizzes/catalog.html", {"quizzes": quizzes})
+    quizzes = catalog_service.catalog_quizzes(
+        user=request.user,
+        query=form.value("q"),
+        difficulty=form.value("difficulty"),
+        guide=form.value("guide"),
+        status=form.value("status"),
+        mastery=form.value("mastery"),
+    )
+    listing = catalog_service.listing_page(quizzes, user=request.user, page=request.GET.get("page"))
+    return render(
+        request,
+        _partial(request, "quizzes/catalog.html", "results"),
+        {"form": form, "listing": listing},
+    )
+
+
+@require_safe
+def guide_list(request: HtmxHttpRequest) -> HttpResponse:
+    guides = catalog_service.guides_with_counts(user=request.user)
+    return render(request, "quizzes/guides.html", {"guides": guides})
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def guide_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """A guide's published quizzes in its order, with the learner's progress."""
+    guide = get_object_or_404(Guide, slug=slug)
+    listing = catalog_service.listing_page(
+        catalog_service.guide_quizzes(guide),
+        user=request.user,
+        page=request.GET.get("page"),
+        show_guide=False,
+    )
+    return render(
+        request,
+        _partial(request, "quizzes/guide.html", "results"),
+        {"guide": guide, "listing": listing},
+    )
 
 
 @require_safe
@@ -290,6 +321,23 @@ def _go(request: HtmxHttpRequest, url: str) -> HttpResponse:
     return redirect(url)
 
 
+def _answer_data(request: HttpRequest) -> dict[str, Any]:
+    """The posted answer, with `choice` as a list: one radio button or several boxes."""
+    return {
+        "choice": request.POST.getlist("choice"),
+        "number": request.POST.get("number", ""),
+        "question": request.POST.get("question", ""),
+    }
+
+
+def _question_seen(state: AttemptState, number: int, form: AnswerForm) -> Question | None:
+    """The question the valid `form` answers, to read its response by kind (None: gone)."""
+    question_id = form.cleaned_data["question"]
+    if question_id is not None:
+        return state.content.question(question_id)
+    return state.content.at(number)
+
+
 def _render_step(
     request: HtmxHttpRequest,
     state: AttemptState,
@@ -304,6 +352,7 @@ def _render_step(
     if question is None:  # callers render steps the attempt has; this would be a bug
         raise Http404("No such step.")
     answer = state.answer_for(question)
+    choices = state.choices_of(question)
     context = {
         "attempt": state.attempt,
         "quiz": state.attempt.quiz,
@@ -314,7 +363,8 @@ def _render_step(
         "answer": answer,
         # Exam mode shows a saved answer as the form's choice, and no feedback.
         "feedback": answer if state.shows_feedback else None,
-        "choices": state.choices_of(question),
+        "choices": choices,
+        "verdicts": answer.choice_verdicts(choices) if answer and state.shows_feedback else [],
         "form": form or AnswerForm(),
         "error": error,
         "saved": saved,
@@ -338,8 +388,10 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number)
-    form = AnswerForm(request.POST)
-    if not form.is_valid():
+    form = AnswerForm(_answer_data(request))
+    sent = form.response_for(_question_seen(state, number, form)) if form.is_valid() else None
+    if sent is None:
+        # Nothing readable (no choice, a number in letters): said on the step, nothing written.
         attempt_settle(state=state)  # late, and no answer to refuse
         if state.step(number) is None:
             return _where_it_stands(request, state)
@@ -348,7 +400,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         state=state,
         number=number,
         question_id=form.cleaned_data["question"],
-        choice_id=form.cleaned_data["choice"],
+        response=sent,
     )
     if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED, Step.TIME_UP):
         if outcome.message:
@@ -399,7 +451,12 @@ def attempt_result(request: LearnerRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "quizzes/result.html",
-        {"attempt": attempt, "quiz": attempt.quiz, "state": state, "review": state.review()},
+        {
+            "attempt": attempt,
+            "quiz": attempt.quiz,
+            "state": state,
+            "review": state.review(),
+        },
     )
 
 

@@ -35,6 +35,7 @@ def question_rows(quiz, *, positions=None, delete=()) -> list[dict]:
     """The quiz's questions with new `positions` ({pk: position}) and `delete`d pks. An empty
     explanation is posted as "Because.": the page cannot be saved without one."""
     fields = {
+        "kind": lambda question: question.kind,
         "prompt_en": lambda question: question.prompt_en,
         "explanation_en": lambda question: question.explanation_en or "Because.",
     }
@@ -72,16 +73,19 @@ def save_quiz(client, quiz, rows: list[dict], *, guide=None):
     return client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
 
 
-def save_question(client, question, rows: list[dict], **fields):
-    """Save the question's change page with these choice rows; `fields` change its own."""
+def save_question(client, question, rows: list[dict], numbers: list[dict] = (), **fields):
+    """Save the question's change page with these choice rows (and accepted `numbers`);
+    `fields` change its own."""
     data = {
         "quiz": str(question.quiz_id),
         "position": str(question.position),
+        "kind": question.kind,
         "prompt_en": question.prompt_en,
         "explanation_en": question.explanation_en,
     }
     data |= {name: str(value) for name, value in fields.items()}
     data |= inline("choices", rows, initial=sum(1 for row in rows if "id" in row))
+    data |= inline("numerical_answers", numbers, initial=sum(1 for row in numbers if "id" in row))
     return client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
 
 
@@ -90,3 +94,26 @@ def page_errors(response) -> str:
     return " | ".join(
         re.findall(r'<ul class="errorlist[^"]*">(.*?)</ul>', response.content.decode())
     )
+
+
+def save_guide(client, guide, *, positions: dict[int, int] | None = None, **fields):
+    """Save the guide's change page with its quizzes inline, their positions changed by
+    `positions` (quiz id: position); `fields` change the guide's own."""
+    quizzes = list(guide.quizzes.order_by("guide_position", "title_en"))
+    rows = [
+        {
+            "id": str(quiz.pk),
+            "guide": str(guide.pk),
+            "guide_position": str((positions or {}).get(quiz.pk, quiz.guide_position)),
+        }
+        for quiz in quizzes
+    ]
+    data = {
+        "slug": guide.slug,
+        "title_en": guide.title_en,
+        "title_ar": guide.title_ar or "",
+        "url": guide.url,
+    }
+    data |= {name: str(value) for name, value in fields.items()}
+    data |= inline("quizzes", rows, initial=len(rows))
+    return client.post(f"/en/admin/quizzes/guide/{guide.pk}/change/", data)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
 from quizzes.content import quiz_touch
-from quizzes.models import Choice, Guide, Question, Quiz
+from quizzes.models import Choice, Guide, NumericalAnswer, Question, Quiz, equal_weights
 
 _counter = itertools.count(1)
 
@@ -73,6 +74,7 @@ def add_question(quiz: Quiz, position: int, choices: int = 4, correct: int = 1) 
             text_en=f"Choice {position}.{choice_position}",
             text_ar=f"الخيار {position}.{choice_position}",
             is_correct=choice_position == correct,
+            fraction=1 if choice_position == correct else 0,
         )
     quiz_touch(quiz)  # as the admin does after an edit
     return question
@@ -84,3 +86,73 @@ def correct_choice(question: Question) -> Choice:
 
 def wrong_choice(question: Question) -> Choice:
     return question.choices.filter(is_correct=False).first()
+
+
+def _question(quiz: Quiz, position: int, kind: str, prompt_en: str, prompt_ar: str) -> Question:
+    return Question.objects.create(
+        quiz=quiz,
+        position=position,
+        kind=kind,
+        prompt_en=prompt_en,
+        prompt_ar=f"{prompt_ar} ({position})؟",
+        explanation_en="Because.",
+        explanation_ar="لأنّ.",
+    )
+
+
+def add_multiple_question(quiz: Quiz, position: int, choices: int = 4, right=(1, 2)) -> Question:
+    """A several-answers question whose choices at `right` positions share the mark equally
+    and whose wrong ones take a right one's share away."""
+    question = _question(
+        quiz, position, "multiple", f"Select every right one ({position})", "اختر كل الصحيح"
+    )
+    marks = [p in right for p in range(1, choices + 1)]
+    for choice_position, weight in enumerate(equal_weights(marks, kind="multiple"), start=1):
+        Choice.objects.create(
+            question=question,
+            position=choice_position,
+            text_en=f"Box {position}.{choice_position}",
+            text_ar=f"المربع {position}.{choice_position}",
+            is_correct=weight > 0,
+            fraction=weight,
+        )
+    return question
+
+
+def add_truefalse_question(quiz: Quiz, position: int, answer: bool = True) -> Question:
+    question = _question(quiz, position, "truefalse", f"Statement {position} holds.", "العبارة")
+    for choice_position, (en, ar) in enumerate([("True", "صواب"), ("False", "خطأ")], start=1):
+        right = (choice_position == 1) == answer
+        Choice.objects.create(
+            question=question,
+            position=choice_position,
+            text_en=en,
+            text_ar=ar,
+            is_correct=right,
+            fraction=int(right),
+        )
+    return question
+
+
+def add_numerical_question(quiz: Quiz, position: int, answers=((16, 0, 1),)) -> Question:
+    """A numerical question accepting each (value, tolerance, fraction) of `answers`."""
+    question = _question(quiz, position, "numerical", f"How many bytes ({position})?", "كم بايتًا")
+    for answer_position, (value, tolerance, fraction) in enumerate(answers, start=1):
+        NumericalAnswer.objects.create(
+            question=question,
+            position=answer_position,
+            value=Decimal(str(value)),
+            tolerance=Decimal(str(tolerance)),
+            fraction=Decimal(str(fraction)),
+        )
+    return question
+
+
+def make_mixed_quiz(**fields) -> Quiz:
+    """A published quiz of one question of each kind: single, multiple, true/false, number."""
+    quiz = make_quiz(questions=1, **fields)
+    add_multiple_question(quiz, 2)
+    add_truefalse_question(quiz, 3)
+    add_numerical_question(quiz, 4, answers=((16, 0.5, 1), (8, 0, 0.5)))
+    quiz_touch(quiz)
+    return quiz

@@ -12,36 +12,48 @@ from django.db.models import Prefetch, QuerySet
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
-from ..models import Attempt, Choice, Quiz
-from .gift import Bilingual, GiftChoice, GiftQuestion, write_gift
+from ..models import Attempt, Choice, NumericalAnswer, Question, Quiz
+from .gift import Bilingual, GiftChoice, GiftNumericalAnswer, GiftQuestion, write_gift
 
 
 def _bilingual(obj, field: str) -> Bilingual:
     return Bilingual(en=getattr(obj, f"{field}_en") or "", ar=getattr(obj, f"{field}_ar") or "")
 
 
+def _gift_question(question: Question) -> GiftQuestion:
+    return GiftQuestion(
+        prompt=_bilingual(question, "prompt"),
+        explanation=_bilingual(question, "explanation"),
+        choices=[
+            GiftChoice(
+                text=_bilingual(choice, "text"),
+                fraction=choice.fraction.normalize(),
+                feedback=_bilingual(choice, "feedback"),
+            )
+            for choice in question.choices.all()
+        ],
+        name=f"Q{question.position}",
+        kind=question.kind,
+        numerical=[
+            GiftNumericalAnswer(
+                value=answer.value.normalize(),
+                tolerance=answer.tolerance.normalize(),
+                fraction=answer.fraction.normalize(),
+                feedback=_bilingual(answer, "feedback"),
+            )
+            for answer in question.numerical_answers.all()
+        ],
+    )
+
+
 def quiz_to_gift(quiz: Quiz) -> str:
     """The quiz as GIFT: title as the category, description as a description item."""
     questions = quiz.questions.order_by("position").prefetch_related(
-        Prefetch("choices", queryset=Choice.objects.order_by("position"))
+        Prefetch("choices", queryset=Choice.objects.order_by("position")),
+        Prefetch("numerical_answers", queryset=NumericalAnswer.objects.order_by("position")),
     )
     return write_gift(
-        [
-            GiftQuestion(
-                prompt=_bilingual(question, "prompt"),
-                explanation=_bilingual(question, "explanation"),
-                choices=[
-                    GiftChoice(
-                        text=_bilingual(choice, "text"),
-                        fraction=Decimal(1 if choice.is_correct else 0),
-                        feedback=_bilingual(choice, "feedback"),
-                    )
-                    for choice in question.choices.all()
-                ],
-                name=f"Q{question.position}",
-            )
-            for question in questions
-        ],
+        [_gift_question(question) for question in questions],
         title=_bilingual(quiz, "title"),
         description=_bilingual(quiz, "description"),
         header=f"Daleel quiz: {quiz.slug}\nImport with: python manage.py import_quiz FILE",
@@ -86,6 +98,12 @@ CSV_HEADER = [
     "correct_choice_position",
     "is_correct",
     "answered_at",
+    # Kinds beyond one answer: the boxes ticked (positions, space-separated), the number
+    # typed, and the share of the question's mark earned (0 to 1) for every answer.
+    "question_kind",
+    "choices_ticked",
+    "number",
+    "mark",
     # The positions of the question's choices in the order this attempt showed them
     # ("3 1 4 2"), for a quiz that shuffles them; empty: the quiz's own order.
     "choice_order_shown",
@@ -103,6 +121,9 @@ def csv_cell(value) -> str | int:
         return int(value)
     if hasattr(value, "isoformat"):
         return value.isoformat()
+    if isinstance(value, Decimal):
+        # A mark or a score: 1, 0.5, 3.5 (no padding zeros; whole ones as integers).
+        return int(value) if value == value.to_integral_value() else f"{value.normalize():f}"
     if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
         return "'" + value
     return value
@@ -112,11 +133,10 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
     """One row per answer (an attempt with no answer yet has one row of its own).
 
     Read in chunks straight from the database cursor: a large export never sits in memory.
-    The choices' positions are read once, when the first attempt with its own order of
-    choices (a shuffled quiz) comes.
+    The choices' positions are read once, when the first boxes ticked or the first attempt
+    with its own order of choices (a shuffled quiz) comes.
     """
     yield CSV_HEADER
-    positions: dict[int, int] | None = None
     rows = (
         Attempt.objects.filter(quiz__in=quizzes)
         .order_by("quiz__slug", "started_at", "pk", "answers__question__position")
@@ -136,16 +156,27 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
             "answers__correct_choice__position",
             "answers__is_correct",
             "answers__answered_at",
+            "answers__question__kind",
+            "answers__choice_ids",
+            "answers__number",
+            "answers__fraction",
             "choice_order",
         )
     )
+    ticked = CSV_HEADER.index("choices_ticked")
+    positions: dict[int, int] | None = None  # choice id → position, read when first needed
+
+    def position_of(pk: int) -> str:
+        nonlocal positions
+        if positions is None:
+            choices = Choice.objects.filter(question__quiz__in=quizzes)
+            positions = dict(choices.values_list("pk", "position"))
+        return str(positions.get(pk, "?"))
+
     for *row, choice_order in rows.iterator(chunk_size=2000):
+        row[ticked] = " ".join(position_of(pk) for pk in row[ticked]) if row[ticked] else ""
         shown = choice_order.get(str(row[8])) if row[8] is not None else None
-        if shown and positions is None:
-            positions = dict(
-                Choice.objects.filter(question__quiz__in=quizzes).values_list("pk", "position")
-            )
-        order = " ".join(str(positions[pk]) for pk in shown if pk in positions) if shown else ""
+        order = " ".join(position_of(pk) for pk in shown) if shown else ""
         yield [csv_cell(value) for value in row] + [order]
 
 

@@ -8,7 +8,13 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from ..models import QuizOverride, validate_choice_set
+from ..models import (
+    Question,
+    QuizOverride,
+    equal_weights,
+    validate_choice_set,
+    validate_numerical_answers,
+)
 from .imports import PLACEHOLDER_GUIDE_SLUG
 from .reordering import ReorderableInlineFormSet, live_forms
 
@@ -36,10 +42,33 @@ class BilingualFieldsMixin:
 
 
 class ChoiceInlineFormSet(ReorderableInlineFormSet):
+    """A question's choices. "Correct" marks the right ones; a weight left empty is filled
+    from the marks (the right ones share the whole mark; for several answers each wrong one
+    takes a right one's share away), a weight typed is kept."""
+
     stale_message = _(
         "Someone else added or marked a choice of this question since you opened this page. "
         "Reload the page to see it, then make your changes again."
     )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        stored = [form.instance for form in self.initial_forms if form.instance.pk]
+        kind = getattr(self.instance, "kind", Question.Kind.SINGLE)
+        if stored and [c.fraction for c in stored] == equal_weights(
+            [c.is_correct for c in stored], kind=kind
+        ):
+            # The weights the marks give: shown empty, so that moving a mark moves them too.
+            for form in self.initial_forms:
+                form.initial["fraction"] = None
+
+    def add_fields(self, form, index) -> None:
+        super().add_fields(form, index)
+        if "fraction" in form.fields:
+            form.fields["fraction"].required = False
+            form.fields["fraction"].help_text = _(
+                "From -1 to 1. Leave empty and the right ones share the mark equally."
+            )
 
     def get_unique_error_message(self, unique_check) -> str:
         return _("Two choices share a position; give each choice its own position.")
@@ -49,9 +78,50 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
         if any(self.errors):
             return
         forms = live_forms(self)
+        kind = getattr(self.instance, "kind", Question.Kind.SINGLE)
+        marks = [bool(form.cleaned_data.get("is_correct")) for form in forms]
+        typed = [form.cleaned_data.get("fraction") for form in forms]
+        weights = [
+            default if fraction is None else fraction
+            for fraction, default in zip(typed, equal_weights(marks, kind=kind), strict=True)
+        ]
         validate_choice_set(
             [
-                (form.cleaned_data.get("position"), form.cleaned_data.get("is_correct"))
+                (form.cleaned_data.get("position"), mark, weight)
+                for form, mark, weight in zip(forms, marks, weights, strict=True)
+            ],
+            kind=kind,
+        )
+        for form, weight in zip(forms, weights, strict=True):
+            if form.instance.pk and form.instance.fraction != weight:
+                # Filled here rather than typed: the row must still be saved.
+                form.changed_data.append("fraction")
+            form.instance.fraction = weight
+
+
+class NumericalAnswerInlineFormSet(ReorderableInlineFormSet):
+    stale_message = _(
+        "Someone else added an accepted number to this question since you opened this page. "
+        "Reload the page to see it, then make your changes again."
+    )
+
+    def get_unique_error_message(self, unique_check) -> str:
+        return _("Two accepted numbers share a position; give each its own position.")
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return
+        forms = live_forms(self)
+        if getattr(self.instance, "kind", None) != Question.Kind.NUMERICAL:
+            if forms:
+                raise ValidationError(
+                    _("Only a numerical question has accepted numbers; delete them.")
+                )
+            return
+        validate_numerical_answers(
+            [
+                (form.cleaned_data.get("position"), form.cleaned_data.get("fraction"))
                 for form in forms
             ]
         )
@@ -81,7 +151,12 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
             question = form.instance
             choices = list(question.choices.all()) if question.pk else []
             try:
-                validate_choice_set([(c.position, c.is_correct) for c in choices])
+                if question.kind == Question.Kind.NUMERICAL:
+                    numbers = question.numerical_answers.all() if question.pk else []
+                    validate_numerical_answers([(n.position, n.fraction) for n in numbers])
+                validate_choice_set(
+                    [(c.position, c.is_correct, c.fraction) for c in choices], kind=question.kind
+                )
             except ValidationError as error:
                 problems.append(
                     _("Question %(position)s: %(problem)s")
@@ -96,9 +171,26 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
 
 
 class QuizForm(forms.ModelForm):
+    guide_position = forms.IntegerField(
+        label=_("position in the guide"),
+        required=False,
+        min_value=0,
+        max_value=32767,
+        help_text=_(
+            "Quizzes of a guide are listed by this number, then by title. Left empty, or when "
+            "the quiz moves to another guide, it goes last in its guide."
+        ),
+    )
+
     def clean(self) -> dict:
         cleaned_data = super().clean()
         guide = cleaned_data.get("guide")
+        position_unset = cleaned_data.get("guide_position") is None
+        moved = "guide" in self.changed_data and "guide_position" not in self.changed_data
+        if guide and (position_unset or moved):
+            cleaned_data["guide_position"] = guide.next_quiz_position(exclude=self.instance.pk)
+        elif position_unset:
+            cleaned_data["guide_position"] = self.instance.guide_position
         if cleaned_data.get("is_published") and guide and guide.slug == PLACEHOLDER_GUIDE_SLUG:
             # Learners would follow a link to the placeholder's address, which is no guide.
             self.add_error(

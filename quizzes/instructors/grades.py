@@ -25,11 +25,9 @@ from django.db.models import (
     Count,
     F,
     FloatField,
-    IntegerField,
     Q,
     QuerySet,
     Sum,
-    Value,
     When,
     Window,
 )
@@ -48,15 +46,15 @@ CSV_CHUNK = 1000
 # --- Marks: the one place that says what an answer is worth --------------------------------
 
 FULL_MARK = 1
-# The mark of an answer in SQL, for sums over many answers.
-MARK = Case(When(is_correct=True, then=Value(1)), default=Value(0), output_field=IntegerField())
+# The mark of an answer in SQL, for sums over many answers: its fraction (partial credit).
+MARK = F("fraction")
 # The answer's fields that `cell_mark` reads, for queries that load no more than they need.
-MARK_FIELDS = ("is_correct",)
+MARK_FIELDS = ("fraction",)
 
 
 def cell_mark(answer) -> int | Decimal:
     """What `answer` (an Answer, or any object with its MARK_FIELDS) earned: 0 to FULL_MARK."""
-    return FULL_MARK if answer.is_correct else 0
+    return answer.fraction
 
 
 @dataclass(frozen=True)
@@ -261,7 +259,7 @@ def score_histogram(attempts: QuerySet[Attempt], *, rtl: bool = False) -> Histog
             continue
         band = min(BANDS * row["score"] // row["total"], BANDS - 1)
         counts[int(band)] += row["count"]
-        percent_sum += 100 * row["score"] / row["total"] * row["count"]
+        percent_sum += float(100 * row["score"] / row["total"] * row["count"])
     chart = Histogram(bars=[], attempts_total=attempts_total)
     if sum(counts):
         chart.average_percent = round(percent_sum / sum(counts))

@@ -17,8 +17,23 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from ..content import quiz_touch
-from ..models import Choice, Guide, Question, Quiz
-from .gift import TITLE_MAX_LENGTH, Bilingual, GiftDocument, GiftQuestion, Problem, parse_gift
+from ..models import (
+    Choice,
+    Guide,
+    NumericalAnswer,
+    Question,
+    Quiz,
+    validate_choice_set,
+    validate_numerical_answers,
+)
+from .gift import (
+    TITLE_MAX_LENGTH,
+    Bilingual,
+    GiftDocument,
+    GiftQuestion,
+    Problem,
+    parse_gift,
+)
 
 PLACEHOLDER_GUIDE_SLUG = "imported"
 # One request imports at most this many questions: more would outlast the server's
@@ -127,9 +142,9 @@ def quiz_import_gift(
 def read_gift(text: str) -> GiftDocument:
     """The file as this site imports it: parsed, then held to the site's limits.
 
-    The parser reads every kind of question; the models hold single-answer multiple choice
-    only, so the other kinds are reported and skipped here (with their warnings) until they
-    do. The dry run of `import_quiz` reads files through this too.
+    Every kind the parser reads is kept (the parser itself reports and skips essays and
+    matching); a question the admin's validation of its kind would refuse is an error here.
+    The dry run of `import_quiz` reads files through this too.
     """
     document = parse_gift(text)
     if len(document.questions) > MAX_QUESTIONS_PER_FILE:
@@ -143,56 +158,13 @@ def read_gift(text: str) -> GiftDocument:
                 % {"count": len(document.questions), "max": MAX_QUESTIONS_PER_FILE},
             )
         )
-    kept, left_out = [], set()
     for question in document.questions:
-        if reason := _not_supported_yet(question):
-            document.skipped.append(
-                Problem(
-                    question.line,
-                    _("%(kind)s questions are not supported yet; this question was skipped.")
-                    % {"kind": reason},
-                )
-            )
-            left_out.update(question.warnings)
-            continue
-        if any(choice.fraction < 0 for choice in question.choices):
-            document.warnings.append(
-                Problem(
-                    question.line,
-                    _(
-                        "Negative marks are not supported: the answers that carry them count "
-                        "as simply wrong."
-                    ),
-                )
-            )
-        kept.append(question)
-    document.questions = kept
-    document.warnings = [warning for warning in document.warnings if warning not in left_out]
+        document.errors.extend(_problems_of(question))
     if not document.questions and not document.errors:
         document.errors.append(
             Problem(0, _("The file has no multiple-choice question that can be imported."))
         )
     return document
-
-
-def _not_supported_yet(question: GiftQuestion) -> str:
-    """Why the models cannot hold the question yet (its kind, to show), or "" if they can.
-
-    The models hold one right choice (fraction 1) and wrong ones; a wrong answer's negative
-    weight is read as simply wrong. A "multiple" question weighted that way (`{~%100%a ~b}`,
-    which Moodle reads as multiple answers for lack of a `=`) is imported as single-answer,
-    as it always was.
-    """
-    if question.kind == "numerical":
-        return _("Numerical")
-    if question.kind == "truefalse":
-        return _("True/false")
-    fractions = [choice.fraction for choice in question.choices]
-    if fractions.count(1) == 1 and all(f == 1 or f <= 0 for f in fractions):
-        return ""
-    if question.kind == "multiple":
-        return _("Multiple-answer")
-    return _("Partial-credit multiple-choice")
 
 
 def _positions_out_of_range(last: int, document: GiftDocument) -> list[Problem]:
@@ -259,31 +231,68 @@ def _unique_slug(title: str) -> str:
     return slug
 
 
+def _problems_of(parsed: GiftQuestion) -> list[Problem]:
+    """What the admin's validation of its kind says against the question, if anything."""
+    try:
+        if parsed.kind == Question.Kind.NUMERICAL:
+            validate_numerical_answers([(n, a.fraction) for n, a in enumerate(parsed.numerical)])
+        else:
+            # Right weights not adding up to 100% are the parser's warning, not an error.
+            validate_choice_set(
+                [(n, c.fraction > 0, c.fraction) for n, c in enumerate(parsed.choices)],
+                kind=parsed.kind,
+                strict_total=False,
+            )
+    except ValidationError as invalid:
+        return [Problem(parsed.line, message) for message in invalid.messages]
+    return []
+
+
 def _append_questions(quiz: Quiz, document: GiftDocument, *, last: int) -> list[Question]:
     questions = []
     choices = []
+    numbers = []
     for offset, parsed in enumerate(document.questions, start=1):
+        kind = parsed.kind
         question = Question.objects.create(
             quiz=quiz,
             position=last + offset,
+            kind=kind,
             prompt_en=parsed.prompt.en,
             prompt_ar=parsed.prompt.ar,
             explanation_en=parsed.explanation.en,
             explanation_ar=parsed.explanation.ar,
         )
         questions.append(question)
-        choices.extend(
-            Choice(
-                question=question,
-                position=position,
-                text_en=choice.text.en,
-                text_ar=choice.text.ar,
-                feedback_en=choice.feedback.en,
-                feedback_ar=choice.feedback.ar,
-                is_correct=choice.is_correct,
+        if kind == Question.Kind.NUMERICAL:
+            numbers.extend(
+                NumericalAnswer(
+                    question=question,
+                    position=position,
+                    value=answer.value,
+                    tolerance=answer.tolerance,
+                    fraction=answer.fraction,
+                    feedback_en=answer.feedback.en,
+                    feedback_ar=answer.feedback.ar,
+                )
+                for position, answer in enumerate(parsed.numerical, start=1)
             )
-            for position, choice in enumerate(parsed.choices, start=1)
-        )
+            continue
+        for position, choice in enumerate(parsed.choices, start=1):
+            text = choice.text  # true/false: the parser's own bilingual True and False
+            choices.append(
+                Choice(
+                    question=question,
+                    position=position,
+                    text_en=text.en,
+                    text_ar=text.ar,
+                    feedback_en=choice.feedback.en,
+                    feedback_ar=choice.feedback.ar,
+                    is_correct=choice.fraction > 0,
+                    fraction=choice.fraction,
+                )
+            )
     Choice.objects.bulk_create(choices)
+    NumericalAnswer.objects.bulk_create(numbers)
     quiz_touch(quiz)
     return questions

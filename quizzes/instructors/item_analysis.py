@@ -2,27 +2,30 @@
 
 Per question, over the analysed attempts that answered it:
 
-- facility: the share of answers that were right;
-- discrimination index (Moodle's): Pearson's correlation between the question's score
-  (1 right, 0 wrong) and the score on the rest of the quiz (the attempt's total without
-  this question). A question that strong learners get right and weak ones get wrong
+- facility: the mean mark of its answers (1 right, 0 wrong, a share for partial credit);
+- discrimination index (Moodle's): Pearson's correlation between the question's mark and
+  the score on the rest of the quiz (the attempt's total without this question). A
+  question that strong learners get right and weak ones get wrong
   scores near 1; below 0.3 it is flagged for review; with no spread it is undefined;
-- distribution of the answers over its choices (distractor analysis).
+- distribution of the answers over its choices (distractor analysis; for several answers,
+  how many ticked each box), and for a numerical question its most common responses.
 
 By default each learner's first finished attempt is analysed, so that retakes by learners
 who have already seen the answers do not flatter the questions.
 
-Everything is summed in the database, one row per question, in integers; Python only
-divides. The sums need each attempt's total, a grouped subquery joined back to the answers,
-which the ORM can only write as a correlated subquery per answer, so that statement is
-portable SQL (a CTE and CASE, on SQLite and PostgreSQL alike) over the ORM's query for the
-attempts.
+Everything is summed in the database, one row per question, in integers (marks in
+ten-thousandths); Python only divides. The sums need each attempt's total, a grouped
+subquery joined back to the answers, which the ORM can only write as a correlated subquery
+per answer, so that statement is portable SQL (a CTE, on SQLite and PostgreSQL alike) over
+the ORM's query for the attempts.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.db import connection
 from django.db.models import Count, F, Prefetch, QuerySet, Window
@@ -31,6 +34,9 @@ from django.db.models.functions import RowNumber
 from ..models import Answer, Attempt, Choice, Question, QuestionReport, Quiz
 
 DISCRIMINATION_THRESHOLD = 0.3
+# Marks are summed as integers in units of a ten-thousandth (Answer.fraction's precision).
+MARK_UNITS = 10_000
+MOST_COMMON_RESPONSES = 5
 
 
 @dataclass
@@ -45,6 +51,19 @@ class ChoiceStats:
 
 
 @dataclass
+class ResponseStats:
+    """A number learners typed for a numerical question, and how many typed it."""
+
+    number: str
+    count: int
+    share: float
+
+    @property
+    def share_percent(self) -> int:
+        return round(100 * self.share)
+
+
+@dataclass
 class ItemStats:
     question: Question
     answers: int
@@ -52,6 +71,7 @@ class ItemStats:
     discrimination: float | None
     choices: list[ChoiceStats]
     open_reports: int = 0  # Learners' reports of a problem, not yet resolved.
+    responses: list[ResponseStats] = field(default_factory=list)
 
     @property
     def facility_percent(self) -> int | None:
@@ -100,32 +120,39 @@ def analysed_attempts(quiz: Quiz, *, first_attempts_only: bool = True) -> QueryS
     return Attempt.objects.filter(pk__in=numbered.filter(number=1).values("pk"))
 
 
-def discrimination_index(n: int, sx: int, sy: int, syy: int, sxy: int) -> float | None:
-    """Pearson's r of a 0/1 item score x with the rest-of-test score y, from their sums.
+def discrimination_index(
+    n: int, sx: int, sy: int, syy: int, sxy: int, sxx: int | None = None
+) -> float | None:
+    """Pearson's r of an item score x with the rest-of-test score y, from their sums.
 
-    For a 0/1 score the sum of squares of x is the sum of x. None when either score has no
-    spread (everyone right, or everyone wrong, or the same rest score for all).
+    `sxx` defaults to `sx`, the sum of squares of a 0/1 score. None when either score has
+    no spread (everyone right, or everyone wrong, or the same rest score for all).
     """
+    if sxx is None:
+        sxx = sx
     covariance = n * sxy - sx * sy
-    spread_x = n * sx - sx * sx
+    spread_x = n * sxx - sx * sx
     spread_y = n * syy - sy * sy
     if n < 2 or spread_x <= 0 or spread_y <= 0:
         return None
     return covariance / math.sqrt(spread_x * spread_y)
 
 
-def _item_sums(attempts: QuerySet[Attempt]) -> dict[int, tuple[int, int, int, int, int]]:
-    """Per question id: (n, Σx, Σy, Σy², Σxy) with x the item score, y the rest score."""
+def _item_sums(
+    attempts: QuerySet[Attempt],
+) -> dict[int, tuple[int, int, int, int, int, int]]:
+    """Per question id: (n, Σx, Σy, Σy², Σxy, Σx²) with x the item's mark, y the rest score,
+    both in MARK_UNITS."""
     attempts_sql, params = attempts.order_by().values("pk").query.sql_with_params()
     qn = connection.ops.quote_name
     table = qn(Answer._meta.db_table)
     attempt = qn(Answer._meta.get_field("attempt").column)
     question = qn(Answer._meta.get_field("question").column)
-    is_correct = qn(Answer._meta.get_field("is_correct").column)
+    fraction = qn(Answer._meta.get_field("fraction").column)
     sql = f"""
         WITH scored AS (
             SELECT {attempt} AS attempt_id, {question} AS question_id,
-                   CASE WHEN {is_correct} THEN 1 ELSE 0 END AS x
+                   CAST(ROUND({fraction} * {MARK_UNITS}) AS INTEGER) AS x
             FROM {table}
             WHERE {attempt} IN ({attempts_sql})
         ),
@@ -137,7 +164,8 @@ def _item_sums(attempts: QuerySet[Attempt]) -> dict[int, tuple[int, int, int, in
                SUM(s.x),
                SUM(t.total - s.x),
                SUM((t.total - s.x) * (t.total - s.x)),
-               SUM(s.x * (t.total - s.x))
+               SUM(s.x * (t.total - s.x)),
+               SUM(s.x * s.x)
         FROM scored s JOIN totals t ON t.attempt_id = s.attempt_id
         GROUP BY s.question_id
     """  # Only identifiers from the models' metadata are interpolated; values are parameters.
@@ -150,26 +178,43 @@ def _item_sums(attempts: QuerySet[Attempt]) -> dict[int, tuple[int, int, int, in
 def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalysis:
     attempts = analysed_attempts(quiz, first_attempts_only=first_attempts_only)
     sums = _item_sums(attempts)
-    distribution = {
-        (row["question_id"], row["choice_id"]): row["count"]
-        for row in Answer.objects.filter(attempt__in=attempts)
-        .values("question_id", "choice_id")
-        .annotate(count=Count("pk"))
-        .order_by()
-    }
-    questions = quiz.questions.order_by("position").prefetch_related(
-        Prefetch("choices", queryset=Choice.objects.order_by("position"))
+    questions = list(
+        quiz.questions.order_by("position").prefetch_related(
+            Prefetch("choices", queryset=Choice.objects.order_by("position"))
+        )
     )
     open_reports = QuestionReport.objects.open_counts_by_question(quiz)
+    kinds = {question.kind for question in questions}
+    answers = Answer.objects.filter(attempt__in=attempts).order_by()
+    distribution = Counter(
+        {
+            (row["question_id"], row["choice_id"]): row["count"]
+            for row in answers.filter(choice__isnull=False)
+            .values("question_id", "choice_id")
+            .annotate(count=Count("pk"))
+        }
+    )
+    if Question.Kind.MULTIPLE in kinds:
+        ticked = answers.filter(question__kind=Question.Kind.MULTIPLE)
+        for question_id, choice_ids in ticked.values_list("question_id", "choice_ids"):
+            distribution.update((question_id, pk) for pk in choice_ids)
+    responses: dict[int, Counter] = {}
+    if Question.Kind.NUMERICAL in kinds:
+        typed = answers.filter(number__isnull=False).values("question_id", "number")
+        for row in typed.annotate(count=Count("pk")):
+            number = f"{Decimal(row['number']).normalize():f}"
+            responses.setdefault(row["question_id"], Counter())[number] += row["count"]
     items = []
     for question in questions:
-        n, sx, sy, syy, sxy = sums.get(question.pk, (0, 0, 0, 0, 0))
+        n, sx, sy, syy, sxy, sxx = sums.get(question.pk, (0, 0, 0, 0, 0, 0))
+        common = responses.get(question.pk, Counter()).most_common(MOST_COMMON_RESPONSES)
         items.append(
             ItemStats(
                 question=question,
                 answers=n,
-                facility=sx / n if n else None,
-                discrimination=discrimination_index(n, sx, sy, syy, sxy),
+                facility=sx / (n * MARK_UNITS) if n else None,
+                discrimination=discrimination_index(n, sx, sy, syy, sxy, sxx),
+                responses=[ResponseStats(number, count, count / n) for number, count in common],
                 choices=[
                     ChoiceStats(
                         choice=choice,

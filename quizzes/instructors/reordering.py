@@ -40,7 +40,7 @@ class InlineRowForm(forms.ModelForm):
     in an order the database accepts.
     """
 
-    checked_across_rows = ("position", "is_correct")
+    checked_across_rows = ("position", "is_correct", "fraction")
 
     def _exclusions(self) -> set[str]:
         exclude = {
@@ -120,6 +120,8 @@ class ReorderableInlineFormSet(BaseInlineFormSet):
         used |= {form.cleaned_data.get("position") for form in live_forms(self)}
         # Free positions from the top of the field's range: never one a row holds or takes.
         free = (p for p in range(POSITION_MAX, -1, -1) if p not in used)
-        cleared = {"is_correct": False} if _has_field(self.model, "is_correct") else {}
+        cleared = (
+            {"is_correct": False, "fraction": 0} if _has_field(self.model, "is_correct") else {}
+        )
         for pk in moving:
             rows.filter(pk=pk).update(position=next(free), **cleared)

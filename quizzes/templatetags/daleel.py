@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django import template
 from django.conf import settings
 from django.utils.html import format_html, linebreaks
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, get_language_bidi
+
+from ..grading import format_mark
 
 register = template.Library()
 
@@ -68,6 +72,20 @@ def page_direction() -> str:
 @register.filter
 def percent_of(score: int, total: int) -> int:
     return round(100 * score / total) if total else 0
+
+
+@register.filter
+def mark(value) -> str:
+    """A score or a mark as people read it: 3.5, 4, 2.33."""
+    return format_mark(value)
+
+
+@register.filter
+def plain_number(value) -> str:
+    """A number as typed, without the zeros the database pads it with: 16, -0.5."""
+    if value is None:
+        return ""
+    return f"{Decimal(value).normalize():f}"
 
 
 @register.filter

@@ -37,6 +37,17 @@
     if (summary) summary.focus();
   });
 
+  // After the catalog's results change (typing, a filter, the pager): say how many match.
+  document.addEventListener("htmx:after:settle", function (event) {
+    var results = document.getElementById("results");
+    var announcer = document.getElementById("results-announcer");
+    var count = results && results.querySelector("[data-results-count]");
+    if (!announcer || !count) return;
+    if (event.target === results || results.contains(event.target)) {
+      announcer.textContent = count.textContent.replace(/\s+/g, " ").trim();
+    }
+  });
+
   // The time left of a timed attempt, counted down from the server's deadline. The page
   // already says it as text; this keeps it current, and speaks only at 5 and 1 minutes left
   // (a screen reader told every second would hear nothing else).

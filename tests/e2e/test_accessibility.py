@@ -62,6 +62,32 @@ def _catalog(scene: Scene) -> None:
     scene.go("/")
 
 
+def _catalog_searched(scene: Scene) -> None:
+    """Searched and filtered, with a pager: more quizzes than a page holds."""
+    from tests.factories import make_quiz
+
+    learner = scene.signed_in()
+    for n in range(24):
+        make_quiz(questions=1, title_en=f"Sharding part {n:02d}", title_ar=f"التجزئة {n:02d}")
+    support.answer_in_db(learner, scene.other_quiz, 2)
+    scene.go("/?q=sharding&status=not-started&page=2")
+    expect(scene.page.locator(".pager")).to_be_visible()
+
+
+def _catalog_empty_search(scene: Scene) -> None:
+    scene.go("/?q=nothing-matches-this&difficulty=easy")
+    expect(scene.page.locator("#results .empty")).to_be_visible()
+
+
+def _guides(scene: Scene) -> None:
+    scene.go("/guides/")
+
+
+def _guide(scene: Scene) -> None:
+    support.answer_in_db(scene.signed_in(), scene.quiz, 8, wrong={2})
+    scene.go(f"/guides/{scene.quiz.guide.slug}/")
+
+
 def _quiz(scene: Scene) -> None:
     support.answer_in_db(scene.signed_in(), scene.quiz, 8, wrong={1, 4})
     scene.go(f"/quizzes/{scene.quiz.slug}/")
@@ -211,6 +237,10 @@ def _not_found(scene: Scene) -> None:
 
 PAGE_TYPES: dict[str, Callable[[Scene], None]] = {
     "catalog": _catalog,
+    "catalog-searched": _catalog_searched,
+    "catalog-empty-search": _catalog_empty_search,
+    "guides": _guides,
+    "guide": _guide,
     "quiz": _quiz,
     "question": _question,
     "feedback": _feedback,

@@ -62,6 +62,7 @@ def record_attempt(
             choice=chosen,
             correct_choice=correct,
             is_correct=chosen.is_correct,
+            fraction=1 if chosen.is_correct else 0,
             answered_at=started + timedelta(minutes=1),
         )
     if finished:

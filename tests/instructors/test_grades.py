@@ -287,12 +287,15 @@ def _fill(quiz, learners: int, attempts_each: int) -> None:
     # Tens of thousands of answers in one statement: as model instances they took most of
     # the test's time. Choice 1 is right; attempts pick 1 or 2 by their id and the position.
     table = {model: model._meta.db_table for model in (Answer, Attempt, Question, Choice)}
+    json = "jsonb" if connection.vendor == "postgresql" else "text"
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
             INSERT INTO {table[Answer]}
-                (attempt_id, question_id, choice_id, correct_choice_id, is_correct, answered_at)
-            SELECT a.id, q.id, picked.id, rightful.id, picked.is_correct, a.started_at
+                (attempt_id, question_id, choice_id, correct_choice_id, is_correct, answered_at,
+                 choice_ids, key, fraction)
+            SELECT a.id, q.id, picked.id, rightful.id, picked.is_correct, a.started_at,
+                   CAST('[]' AS {json}), CAST('{{}}' AS {json}), picked.fraction
             FROM {table[Attempt]} a
             JOIN {table[Question]} q ON q.quiz_id = a.quiz_id
             JOIN {table[Choice]} rightful ON rightful.question_id = q.id AND rightful.position = 1

@@ -11,8 +11,9 @@ from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from quizzes.instructors.imports import PLACEHOLDER_GUIDE_SLUG
-from quizzes.models import Choice, Guide, Question, Quiz
+from quizzes.instructors.exports import quiz_to_gift
+from quizzes.instructors.imports import PLACEHOLDER_GUIDE_SLUG, quiz_import_gift
+from quizzes.models import Choice, Guide, NumericalAnswer, Question, Quiz
 from tests import factories
 from tests.admin_posts import question_rows, save_quiz
 
@@ -76,15 +77,22 @@ def test_import_quiz_creates_an_unpublished_bilingual_quiz_from_the_representati
     assert quiz.description_ar == "اختبر معرفتك بالأمواج والصوت."
     assert quiz.is_published is False
     assert quiz.guide.slug == PLACEHOLDER_GUIDE_SLUG
-    assert list(quiz.questions.values_list("position", flat=True)) == [1, 2, 3, 4, 5]
+    assert list(quiz.questions.values_list("position", flat=True)) == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert list(quiz.questions.values_list("kind", flat=True)[4:]) == [
+        "single",
+        "numerical",
+        "truefalse",
+        "multiple",
+    ]
     first = quiz.questions.get(position=1)
     assert first.prompt_ar == "ما سرعة الصوت في الهواء عند ٢٠ درجة مئوية؟"
     assert first.explanation_en.startswith("Sound needs a medium.\n")
     right = first.choices.get(is_correct=True)
     assert (right.position, right.text_en, right.text_ar) == (1, "About 343 m/s", "نحو ٣٤٣ م/ث")
     assert (right.feedback_en, right.feedback_ar) == ("Right.", "صحيح.")
-    assert "5 question(s) created quiz 'waves-and-sound' (unpublished)" in out
-    for line in (47, 49, 51, 57, 59, 61):
+    assert "8 question(s) created quiz 'waves-and-sound' (unpublished)" in out
+    # Essay, matching and short answer are reported and skipped.
+    for line in (47, 51, 59):
         assert f"Line {line}: " in err
     assert "Line 28: No general feedback" in err
 
@@ -112,7 +120,7 @@ def test_import_into_an_existing_quiz_appends_after_its_last_question(quiz):
     assert quiz.title_en == title
     assert quiz.description_en == "What this quiz covers."
     positions = list(quiz.questions.values_list("position", flat=True))
-    assert positions == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert positions == list(range(1, 12))
     assert quiz.questions.get(position=4).prompt_en.startswith("How fast does sound")
 
 
@@ -177,7 +185,7 @@ def test_dry_run_reports_and_writes_nothing():
 
     out, err = _import(DATA / "representative.gift", "--dry-run")
 
-    assert "5 question(s) would be imported" in out
+    assert "8 question(s) would be imported" in out
     assert "Line 47: " in err
     assert _counts() == before
 
@@ -283,9 +291,9 @@ def test_instructor_imports_a_file_from_the_admin(instructor_client):
     assert response.status_code == 302
     assert response["Location"] == f"/en/admin/quizzes/quiz/{quiz.pk}/change/"
     messages = [str(message) for message in get_messages(response.wsgi_request)]
-    assert any("Imported 5 questions into" in message for message in messages)
+    assert any("Imported 8 questions into" in message for message in messages)
     assert any(message.startswith("Line 47: Essay") for message in messages)
-    assert quiz.questions.count() == 5
+    assert quiz.questions.count() == 8
 
 
 def test_admin_import_into_an_existing_quiz(instructor_client, quiz):
@@ -405,3 +413,37 @@ def test_an_imported_quiz_is_published_only_once_it_has_its_real_guide(instructo
     assert published.status_code == 302
     quiz.refresh_from_db()
     assert quiz.is_published and quiz.guide.slug != PLACEHOLDER_GUIDE_SLUG
+
+
+def _kinds_content(quiz: Quiz) -> list[tuple]:
+    """The kinds, weights and accepted numbers of a quiz's questions, in order."""
+    return [
+        (
+            question.kind,
+            question.prompt_en,
+            question.prompt_ar or "",
+            [
+                (c.text_en, c.text_ar or "", c.is_correct, c.fraction)
+                for c in question.choices.order_by("position")
+            ],
+            [
+                (n.value, n.tolerance, n.fraction, n.feedback_en or "", n.feedback_ar or "")
+                for n in question.numerical_answers.order_by("position")
+            ],
+        )
+        for question in quiz.questions.order_by("position")
+    ]
+
+
+def test_a_quiz_of_every_kind_survives_a_gift_round_trip():
+    quiz = factories.make_mixed_quiz()
+    NumericalAnswer.objects.filter(question__quiz=quiz, value=16).update(
+        feedback_en="Two per parameter.", feedback_ar="اثنان لكل معامل."
+    )
+    text = quiz_to_gift(quiz)
+
+    copy = quiz_import_gift(text=text, quiz_slug="copy").quiz
+
+    assert "{#" in text and "TRUE" in text and "~%50%" in text
+    assert _kinds_content(copy) == _kinds_content(quiz)
+    assert quiz_to_gift(copy).split("\n", 3)[3] == text.split("\n", 3)[3]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -88,54 +90,55 @@ def test_a_question_with_more_answers_than_positions_is_refused():
     assert _counts() == (0, 0, 0)
 
 
-def test_kinds_the_models_do_not_hold_yet_are_skipped_without_their_warnings(
+def test_true_false_numerical_and_multiple_answers_are_imported_with_their_weights(
     representative_gift,
 ):
     result = quiz_import_gift(text=representative_gift)
 
-    notes = [str(note) for note in result.notes]
-    assert "Line 49: Numerical questions are not supported yet; this question was skipped." in notes
-    assert (
-        "Line 57: True/false questions are not supported yet; this question was skipped." in notes
-    )
-    assert (
-        "Line 61: Multiple-answer questions are not supported yet; this question was skipped."
-        in notes
-    )
-    # They have no general feedback either; nobody needs telling about a skipped question.
-    assert [note for note in notes if "No general feedback" in note] == [
-        "Line 28: No general feedback (####): the question's explanation is empty; write one "
-        "before publishing."
+    by_kind = {question.kind: question for question in result.questions}
+    numerical = by_kind["numerical"].numerical_answers.get()
+    assert (numerical.value, numerical.tolerance, numerical.fraction) == (1000, 0, 1)
+    assert not by_kind["numerical"].choices.exists()
+    truefalse = by_kind["truefalse"].choices.order_by("position")
+    assert [(c.text_en, c.text_ar, c.fraction) for c in truefalse] == [
+        ("True", "صواب", 0),
+        ("False", "خطأ", 1),
     ]
-    assert result.quiz.questions.count() == 5
+    several = by_kind["multiple"].choices.order_by("position")
+    assert [(c.text_en, c.is_correct, c.fraction) for c in several] == [
+        ("Sound", True, Decimal("0.5")),
+        ("Light", True, Decimal("0.5")),
+        ("A rock", False, -1),
+    ]
+    notes = [str(note) for note in result.notes]
+    assert not [
+        n for n in notes if "skipped" in n and n.startswith(("Line 49", "Line 57", "Line 61"))
+    ]
 
 
-def test_a_multiple_answer_question_weighted_as_single_answer_is_imported_as_one():
+def test_a_multiple_answer_question_keeps_moodles_kind_and_its_negative_weight():
     result = quiz_import_gift(text="A {~%0%a ~%100%b ~%-50%c} wave.")
 
     question = result.questions[0]
-    assert list(question.choices.values_list("text_en", "is_correct")) == [
-        ("a", False),
-        ("b", True),
-        ("c", False),
+    assert question.kind == "multiple"
+    assert list(question.choices.values_list("text_en", "is_correct", "fraction")) == [
+        ("a", False, 0),
+        ("b", True, 1),
+        ("c", False, Decimal("-0.5")),
     ]
-    assert any("Negative marks are not supported" in str(note) for note in result.notes)
 
 
-def test_partial_credit_on_a_single_answer_question_is_skipped():
-    with pytest.raises(GiftImportError) as refused:
-        quiz_import_gift(text="Q?{=a ~%50%b}")
+def test_partial_credit_on_a_single_answer_question_is_imported():
+    result = quiz_import_gift(text="Q?{=a ~%50%b ~c}")
 
-    assert "Partial-credit multiple-choice questions are not supported yet" in str(
-        refused.value.document.skipped[0]
-    )
-    assert "no multiple-choice question that can be imported" in str(refused.value)
-    assert _counts() == (0, 0, 0)
+    question = result.questions[0]
+    assert question.kind == "single"
+    assert list(question.choices.values_list("fraction", flat=True)) == [1, Decimal("0.5"), 0]
 
 
-def test_a_file_of_only_true_false_and_numerical_questions_imports_nothing():
-    with pytest.raises(GiftImportError, match="no multiple-choice question"):
-        quiz_import_gift(text="Q?{T####Why.}\n\nHow many?{#16:1####Count.}")
+def test_a_numerical_question_with_no_answer_worth_the_whole_mark_is_refused():
+    with pytest.raises(GiftImportError, match="worth the full mark"):
+        quiz_import_gift(text="How many?{#%50%16:1####Count.}")
 
     assert _counts() == (0, 0, 0)
 

@@ -148,8 +148,8 @@ def test_database_sums_agree_with_pythons_correlation_on_random_data(db):
 
     for item in analysis.items:
         answers = item.question.answers.select_related("attempt").order_by("attempt_id")
-        x = [int(answer.is_correct) for answer in answers]
-        y = [answer.attempt.score - int(answer.is_correct) for answer in answers]
+        x = [float(answer.fraction) for answer in answers]
+        y = [float(answer.attempt.score - answer.fraction) for answer in answers]
         assert item.discrimination == pytest.approx(statistics.correlation(x, y))
         assert item.facility == pytest.approx(statistics.mean(x))
 

@@ -34,7 +34,15 @@ TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK", "BEGIN", "C
 # statement, none in an htmx fragment); the catalog, the quiz page and the history show
 # mastery levels (one statement per quiz list, two for guides: quizzes.mastery).
 BUDGET = {
-    "catalog": 5,
+    # The user, the guides of the filter, the count of what matches, the page, its progress,
+    # its mastery levels, and on a full page the review questions due.
+    "catalog": 7,
+    # The same, and for the mastery filter the learner's answers and their quizzes' sizes.
+    "catalog, mastery filter": 9,
+    # The user, the guide, the count, the page, its progress, mastery, reviews due.
+    "guide page": 7,
+    # The user, the guides with their quiz counts, their mastery (two), the reviews due.
+    "guides": 5,
     "quiz page": 6,
     "start": 5,
     "resume": 4,
@@ -179,6 +187,37 @@ def test_catalog_within_budget_whatever_the_history(worlds):
         return lambda: world.client.get("/en/")
 
     measure(worlds, "catalog", prepare)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{}, {"q": "quiz", "status": "finished", "page": "1"}, {"mastery": "attempted"}],
+    ids=["first page", "searched", "mastery"],
+)
+@pytest.mark.parametrize("headers", [{}, HX], ids=["page", "results"])
+def test_catalog_searched_and_filtered_within_budget(worlds, query, headers):
+    def prepare(world):
+        world.client.get("/en/")
+        return lambda: world.client.get("/en/", query, **headers)
+
+    measure(worlds, "catalog, mastery filter" if "mastery" in query else "catalog", prepare)
+
+
+def test_guides_page_within_budget_whatever_the_history(worlds):
+    def prepare(world):
+        world.client.get("/en/guides/")
+        return lambda: world.client.get("/en/guides/")
+
+    measure(worlds, "guides", prepare)
+
+
+def test_guide_page_within_budget_whatever_the_history(worlds):
+    def prepare(world):
+        page = f"/en/guides/{world.quiz.guide.slug}/"
+        world.client.get(page)
+        return lambda: world.client.get(page)
+
+    measure(worlds, "guide page", prepare)
 
 
 def test_quiz_page_within_budget_whatever_the_quiz_length_and_history(worlds):

@@ -22,6 +22,7 @@ def _question_post(quiz, choices: list[tuple[int, bool]], position: int = 1) -> 
     data = {
         "quiz": str(quiz.pk),
         "position": str(position),
+        "kind": "single",
         "prompt_en": "Which is right?",
         "prompt_ar": "أيّها الصحيح؟",
         "explanation_en": "Because.",
@@ -32,7 +33,7 @@ def _question_post(quiz, choices: list[tuple[int, bool]], position: int = 1) -> 
         | ({"is_correct": "on"} if correct else {})
         for i, (p, correct) in enumerate(choices, 1)
     ]
-    return data | inline("choices", rows)
+    return data | inline("choices", rows) | inline("numerical_answers", [])
 
 
 def test_instructors_group_holds_exactly_the_content_permissions():
@@ -40,7 +41,7 @@ def test_instructors_group_holds_exactly_the_content_permissions():
     codenames = set(group.permissions.values_list("codename", flat=True))
     expected = {
         f"{a}_{m}"
-        for m in ("guide", "quiz", "question", "choice", "quizoverride")
+        for m in ("guide", "quiz", "question", "choice", "numericalanswer", "quizoverride")
         for a in ("add", "change", "delete", "view")
     }
     # Learners' reports of problems: read, and marked resolved (a change); never deleted.
@@ -111,6 +112,7 @@ def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
             [
                 {
                     "position": "1",
+                    "kind": "single",
                     "prompt_en": "What is a bubble?",
                     "prompt_ar": "ما الفقاعة؟",
                     "explanation_en": "Idle time.",
@@ -148,6 +150,7 @@ def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
                     "id": str(question.pk),
                     "quiz": str(quiz.pk),
                     "position": "1",
+                    "kind": "single",
                     "prompt_en": "What is a bubble?",
                     "explanation_en": "Idle time.",
                 }
@@ -191,7 +194,15 @@ def test_the_admin_refuses_to_publish_a_quiz_with_an_incomplete_question(admin_c
         "guide": str(guide.pk),
         "is_published": "on",
     } | inline(
-        "questions", [{"position": "1", "prompt_en": "No choices yet?", "explanation_en": "x"}]
+        "questions",
+        [
+            {
+                "position": "1",
+                "kind": "single",
+                "prompt_en": "No choices yet?",
+                "explanation_en": "x",
+            }
+        ],
     )
     response = admin_client.post("/en/admin/quizzes/quiz/add/", data)
     assert response.status_code == 200

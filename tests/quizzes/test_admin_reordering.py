@@ -131,6 +131,7 @@ def test_a_question_added_by_someone_else_meanwhile_is_not_overwritten(admin_cli
         {
             "quiz": str(quiz.pk),
             "position": "4",
+            "kind": "single",
             "prompt_en": "Mine, at 4?",
             "explanation_en": "Mine.",
         }
@@ -151,8 +152,10 @@ def test_a_choice_marked_correct_by_someone_else_meanwhile_is_not_doubled(admin_
     new = question.choices.exclude(pk=old.pk).order_by("position").first()
     rows = choice_rows(question, correct=new.pk)
     # Meanwhile another instructor adds a fifth choice and makes it the right one.
-    Choice.objects.filter(pk=old.pk).update(is_correct=False)
-    Choice.objects.create(question=question, position=5, text_en="Theirs", is_correct=True)
+    Choice.objects.filter(pk=old.pk).update(is_correct=False, fraction=0)
+    Choice.objects.create(
+        question=question, position=5, text_en="Theirs", is_correct=True, fraction=1
+    )
 
     response = save_question(admin_client, question, rows)
 

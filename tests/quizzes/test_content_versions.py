@@ -11,7 +11,7 @@ import pytest
 from quizzes.content import quiz_content, quiz_touch
 from quizzes.instructors.imports import quiz_import_gift
 from quizzes.models import Question, Quiz
-from tests.admin_posts import choice_rows, question_rows, save_question, save_quiz
+from tests.admin_posts import choice_rows, question_rows, save_guide, save_question, save_quiz
 from tests.factories import make_quiz
 
 pytestmark = pytest.mark.django_db
@@ -85,10 +85,7 @@ def test_renaming_a_guide_in_the_admin_moves_the_version_of_its_quizzes(editor, 
     guide = quiz.guide
     before = version(quiz)
 
-    response = editor.post(
-        f"/en/admin/quizzes/guide/{guide.pk}/change/",
-        {"slug": guide.slug, "title_en": "A renamed guide", "url": guide.url},
-    )
+    response = save_guide(editor, guide, title_en="A renamed guide")
 
     assert response.status_code == 302
     assert version(quiz) > before

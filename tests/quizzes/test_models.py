@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 def test_a_question_cannot_have_two_correct_choices_in_the_database(quiz):
     question = quiz.questions.first()
     with pytest.raises(IntegrityError), transaction.atomic():
-        Choice.objects.filter(pk=wrong_choice(question).pk).update(is_correct=True)
+        Choice.objects.filter(pk=wrong_choice(question).pk).update(is_correct=True, fraction=1)
 
 
 def test_two_questions_of_a_quiz_cannot_share_a_position(quiz):
@@ -75,8 +75,8 @@ def test_an_answer_keeps_its_correctness_when_the_instructor_changes_the_key(lea
 
     new_key = wrong_choice(question)
     with transaction.atomic():
-        Choice.objects.filter(pk=old_key.pk).update(is_correct=False)
-        Choice.objects.filter(pk=new_key.pk).update(is_correct=True)
+        Choice.objects.filter(pk=old_key.pk).update(is_correct=False, fraction=0)
+        Choice.objects.filter(pk=new_key.pk).update(is_correct=True, fraction=1)
 
     answer = Answer.objects.get(attempt=attempt, question=question)
     assert answer.is_correct is True

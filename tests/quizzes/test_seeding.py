@@ -106,8 +106,8 @@ def test_update_keeps_a_choice_wording_whose_answer_key_was_changed(old_seed):
     first, second = Choice.objects.filter(
         question__quiz__slug="zero-sharded-optimizers", question__position=8, position__in=[1, 2]
     ).order_by("position")
-    Choice.objects.filter(pk=second.pk).update(is_correct=False)
-    Choice.objects.filter(pk=first.pk).update(is_correct=True)
+    Choice.objects.filter(pk=second.pk).update(is_correct=False, fraction=0)
+    Choice.objects.filter(pk=first.pk).update(is_correct=True, fraction=1)
 
     output = _update()
 

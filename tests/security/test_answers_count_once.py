@@ -128,8 +128,8 @@ def test_instructor_edits_after_an_attempt_change_no_score_or_review(learner_cli
 
     question = quiz.questions.get(position=1)
     old_key, new_key = correct_choice(question), wrong_choice(question)
-    Choice.objects.filter(pk=old_key.pk).update(is_correct=False)
-    Choice.objects.filter(pk=new_key.pk).update(is_correct=True)
+    Choice.objects.filter(pk=old_key.pk).update(is_correct=False, fraction=0)
+    Choice.objects.filter(pk=new_key.pk).update(is_correct=True, fraction=1)
     question.save()  # as the admin would: moves the content version
 
     attempt.refresh_from_db()

@@ -1,0 +1,131 @@
+"""Marking rules of every question kind, as pure functions over the question's content.
+
+No database and no request here: `attempts` records what these return. Moodle's rules:
+a choice question earns the sum of the weights of the choices ticked, clamped to 0…1; a
+numerical one earns the weight of the best accepted number whose range holds the response.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.utils.translation import gettext_lazy as _
+
+from .models import Choice, NumericalAnswer, Question
+
+# An answer's mark is kept to four decimals: Moodle's 1/3 weights (0.3333333) ticked three
+# times make 0.9999999, which is the whole mark.
+MARK_PLACES = Decimal("0.0001")
+ZERO = Decimal(0)
+ONE = Decimal(1)
+
+# What a learner may type for a number: Western or Arabic-Indic digits, a point or the Arabic
+# decimal separator, a leading minus (ASCII or U+2212). Nothing else: no thousands
+# separators, no exponent, no sign "+", no unit.
+_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩", "0123456789")
+_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+# Marks an Arabic keyboard or a copy from right-to-left text puts around a number: LRM, RLM,
+# ALM and the isolates. They carry no meaning inside a number.
+_BIDI_MARKS = dict.fromkeys(map(ord, "\u200e\u200f\u061c\u2066\u2067\u2068\u2069"))
+# Room in Answer.number (20 digits, 10 after the point).
+MAX_INTEGER_DIGITS = 10
+MAX_DECIMAL_PLACES = 10
+
+
+class NumberError(ValueError):
+    """What the learner typed is not a number the site reads; `message` says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def parse_number(text: str) -> Decimal:
+    """The number a learner typed, such as "16", "١٦", "-0.5", "−٠٫٥"; NumberError otherwise."""
+    cleaned = (text or "").translate(_BIDI_MARKS).strip()
+    if not cleaned:
+        raise NumberError(_("Type a number."))
+    cleaned = cleaned.replace("\u2212", "-").replace("٫", ".").translate(_DIGITS)
+    if not _NUMBER.fullmatch(cleaned):
+        raise NumberError(
+            _(
+                "Type a number with digits only, such as 16, -0.5 or ١٦٫٥: a minus sign "
+                "first if it is negative, a point for the decimals, nothing else."
+            )
+        )
+    whole, _point, decimals = cleaned.lstrip("-").partition(".")
+    if len(whole.lstrip("0")) > MAX_INTEGER_DIGITS or len(decimals) > MAX_DECIMAL_PLACES:
+        raise NumberError(
+            _("Type a number of at most %(whole)d digits, and %(places)d after the point.")
+            % {"whole": MAX_INTEGER_DIGITS, "places": MAX_DECIMAL_PLACES}
+        )
+    return Decimal(cleaned if cleaned[-1] != "." else cleaned[:-1])
+
+
+def clamp_mark(value: Decimal) -> Decimal:
+    """A question's mark: between 0 and 1, to four decimals."""
+    return min(max(value, ZERO), ONE).quantize(MARK_PLACES)
+
+
+@dataclass
+class Grade:
+    """What an answer earned, and the key it was marked against."""
+
+    fraction: Decimal
+    # One answer / true or false: the choice worth the whole mark.
+    correct_choice: Choice | None = None
+    # Several answers: {choice id: weight}; numbers: the accepted numbers as lists.
+    key: dict | list = field(default_factory=dict)
+    # Numbers: the accepted number the response fell in, for its feedback.
+    matched: NumericalAnswer | None = None
+
+    @property
+    def is_correct(self) -> bool:
+        return self.fraction == ONE
+
+
+def grade_choices(question: Question, ticked: Iterable[Choice]) -> Grade:
+    """Mark the choices ticked (one for a single-answer or true/false question)."""
+    choices = list(question.choices.all())
+    ticked_ids = {choice.pk for choice in ticked}
+    total = sum((c.fraction for c in choices if c.pk in ticked_ids), ZERO)
+    correct = next((c for c in choices if c.fraction == ONE), None)
+    key = {}
+    if question.kind == Question.Kind.MULTIPLE:
+        key = {str(c.pk): f"{c.fraction.normalize():f}" for c in choices}
+    return Grade(fraction=clamp_mark(total), correct_choice=correct, key=key)
+
+
+def within(answer: NumericalAnswer, number: Decimal) -> bool:
+    return abs(number - answer.value) <= answer.tolerance
+
+
+def grade_number(question: Question, number: Decimal) -> Grade:
+    """Mark a numerical response: the best weight among the accepted numbers that hold it."""
+    answers = list(question.numerical_answers.all())
+    matching = [answer for answer in answers if within(answer, number)]
+    best = max(matching, key=lambda answer: answer.fraction, default=None)
+    key = [
+        [f"{a.value.normalize():f}", f"{a.tolerance.normalize():f}", f"{a.fraction:f}", a.pk]
+        for a in answers
+    ]
+    fraction = clamp_mark(best.fraction) if best is not None else ZERO
+    return Grade(fraction=fraction, key=key, matched=best)
+
+
+def choice_verdicts(choice_ids: list[int], key: dict) -> dict[int, tuple[bool, bool]]:
+    """Several answers, for the review: per choice id, (ticked, right in the key then)."""
+    ticked = set(choice_ids)
+    return {int(pk): (int(pk) in ticked, Decimal(weight) > 0) for pk, weight in key.items()}
+
+
+def format_mark(value: Decimal | int | float | None) -> str:
+    """A mark for people: "3.5", "4", "2.33" (two decimals at most, no trailing zeros)."""
+    if value is None:
+        return ""
+    rounded = Decimal(str(value)).quantize(Decimal("0.01"))
+    text = f"{rounded:f}".rstrip("0").rstrip(".")
+    return "0" if text in {"", "-0"} else text

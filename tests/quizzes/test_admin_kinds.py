@@ -1,0 +1,135 @@
+"""The question page adapts to the question's kind and checks it before saving."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from quizzes.models import Question
+from tests.admin_posts import choice_rows, page_errors, save_question
+from tests.factories import add_numerical_question, make_quiz
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def question(db):
+    return make_quiz(questions=1, choices=4, correct=1).questions.get()
+
+
+def _marked(question, *right: int) -> list[dict]:
+    rows = choice_rows(question)
+    for row in rows:
+        row.pop("is_correct", None)
+        position = int(row["position"])
+        if position in right:
+            row["is_correct"] = "on"
+    return rows
+
+
+def test_marking_the_right_ones_of_several_answers_fills_equal_weights(admin_client, question):
+    response = save_question(admin_client, question, _marked(question, 1, 3), kind="multiple")
+
+    assert response.status_code == 302, page_errors(response)
+    question.refresh_from_db()
+    assert question.kind == Question.Kind.MULTIPLE
+    assert [c.fraction for c in question.choices.order_by("position")] == [
+        Decimal("0.5"),
+        Decimal("-0.5"),
+        Decimal("0.5"),
+        Decimal("-0.5"),
+    ]
+
+
+def test_weights_the_instructor_types_are_kept(admin_client, question):
+    rows = _marked(question, 1, 2)
+    for row, weight in zip(rows, ["0.75", "0.25", "0", "-1"], strict=True):
+        row["fraction"] = weight
+
+    response = save_question(admin_client, question, rows, kind="multiple")
+
+    assert response.status_code == 302, page_errors(response)
+    assert [str(c.fraction.normalize()) for c in question.choices.order_by("position")] == [
+        "0.75",
+        "0.25",
+        "0",
+        "-1",
+    ]
+
+
+def test_several_answers_all_right_are_refused(admin_client, question):
+    response = save_question(admin_client, question, _marked(question, 1, 2, 3, 4), kind="multiple")
+
+    assert response.status_code == 200
+    assert "Mark at least one choice right and at least one wrong." in page_errors(response)
+    assert question.choices.filter(is_correct=True).count() == 1
+
+
+def test_right_weights_that_do_not_make_the_whole_mark_are_refused(admin_client, question):
+    rows = _marked(question, 1, 2)
+    for row, weight in zip(rows, ["0.5", "0.25", "-1", "-1"], strict=True):
+        row["fraction"] = weight
+
+    response = save_question(admin_client, question, rows, kind="multiple")
+
+    assert response.status_code == 200
+    assert "add up to 75%" in page_errors(response)
+
+
+def test_a_mark_of_a_right_choice_with_a_negative_weight_is_refused(admin_client, question):
+    rows = _marked(question, 1)
+    rows[0]["fraction"] = "-1"
+
+    response = save_question(admin_client, question, rows)
+
+    assert response.status_code == 200
+    assert "A right choice has a positive weight" in page_errors(response)
+
+
+def test_true_or_false_with_four_choices_is_refused(admin_client, question):
+    response = save_question(admin_client, question, _marked(question, 1), kind="truefalse")
+
+    assert response.status_code == 200
+    assert "exactly two choices" in page_errors(response)
+    question.refresh_from_db()
+    assert question.kind == Question.Kind.SINGLE
+
+
+def test_a_numerical_question_needs_an_accepted_number_worth_the_whole_mark(admin_client, question):
+    deleted = [row | {"DELETE": "on"} for row in _marked(question, 1)]
+    half = [{"position": "1", "value": "16", "tolerance": "0", "fraction": "0.5"}]
+
+    refused = save_question(admin_client, question, deleted, numbers=half, kind="numerical")
+    whole = [half[0] | {"fraction": "1", "tolerance": "0.5"}]
+    saved = save_question(admin_client, question, deleted, numbers=whole, kind="numerical")
+
+    assert refused.status_code == 200
+    assert "Give at least one accepted number worth 100%." in page_errors(refused)
+    assert saved.status_code == 302, page_errors(saved)
+    question.refresh_from_db()
+    assert question.kind == Question.Kind.NUMERICAL and not question.choices.exists()
+    assert str(question.numerical_answers.get()) == "16 ± 0.5"
+
+
+def test_a_numerical_question_with_choices_left_is_refused(admin_client, question):
+    whole = [{"position": "1", "value": "16", "tolerance": "0", "fraction": "1"}]
+
+    response = save_question(
+        admin_client, question, _marked(question, 1), numbers=whole, kind="numerical"
+    )
+
+    assert response.status_code == 200
+    assert "A numerical question has no choices; delete them." in page_errors(response)
+
+
+def test_the_question_page_folds_the_part_its_kind_does_not_use(admin_client):
+    quiz = make_quiz(questions=1)
+    numerical = add_numerical_question(quiz, 2)
+
+    page = admin_client.get(f"/en/admin/quizzes/question/{numerical.pk}/change/").content.decode()
+
+    assert 'id="numerical_answers-group"' in page and 'id="choices-group"' in page
+    assert "collapse" in page.split('id="choices-group"')[1].split(">")[0] or (
+        "<details" in page.split('id="choices-group"')[1][:600]
+    )

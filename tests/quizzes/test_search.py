@@ -1,0 +1,59 @@
+"""What a quiz is found by: one normal form for quiz texts and what a learner types."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from quizzes.models import Quiz
+from quizzes.search import search_normalise, search_text_refresh, search_words
+from tests.factories import make_quiz
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [
+        ("التَّدَرُّجَات", "التدرجات"),  # harakat and shadda
+        ("التـــدرجات", "التدرجات"),  # tatweel
+        ("أداة إعادة آلية", "اداه اعاده اليه"),  # hamza and madda on alef; ta marbuta
+        ("مستوى", "مستوي"),  # alef maqsura
+        ("التجزئة مسؤول", "التجزيه مسوول"),  # hamza on yeh and waw
+        ("ٱلحساب", "الحساب"),  # alef wasla
+        ("  Gradient   CHECKPOINTING ", "gradient checkpointing"),
+    ],
+)
+def test_arabic_and_english_are_folded_to_one_form(typed, stored):
+    assert search_normalise(typed) == stored
+
+
+def test_a_query_is_its_distinct_words_and_at_most_eight_of_them():
+    assert search_words("ZeRO zero  التجزئة") == ["zero", "التجزيه"]
+    assert len(search_words(" ".join(f"w{n}" for n in range(20)))) == 8
+    assert search_words("   ") == []
+
+
+def test_saving_a_quiz_keeps_its_search_text_in_both_languages():
+    quiz = make_quiz(title_en="Activation memory", title_ar="ذاكرةُ التنشيطات")
+    assert "activation memory" in quiz.search_text and "ذاكره التنشيطات" in quiz.search_text
+    quiz.title_ar = "إعادة الحساب"
+    quiz.save(update_fields=["title_ar"])
+    quiz.refresh_from_db()
+    assert "اعاده الحساب" in quiz.search_text
+
+
+def test_quizzes_written_around_save_are_brought_up_to_date():
+    quiz = make_quiz(title_en="Pipeline bubbles")
+    Quiz.objects.filter(pk=quiz.pk).update(title_en="Tensor parallelism", search_text="")
+    assert search_text_refresh() == 1
+    quiz.refresh_from_db()
+    assert "tensor parallelism" in quiz.search_text
+    assert search_text_refresh() == 0
+
+
+def test_seed_quizzes_are_searchable_once_loaded():
+    call_command("seed_quizzes", verbosity=0)
+    for quiz in Quiz.objects.all():
+        assert quiz.search_text
+        assert search_normalise(quiz.title_ar) in quiz.search_text
