@@ -9,6 +9,7 @@ from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.signals import user_login_failed
+from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy, translate_url
@@ -154,7 +155,8 @@ def download_data(request: HttpRequest) -> HttpResponse:
     document = account_export(user=request.user)
     filename = f"daleel-{timezone.now():%Y-%m-%d}.json"
     response = HttpResponse(
-        json.dumps(document, ensure_ascii=False, indent=2),
+        # Scores and marks are decimals ("3.5"): written as strings, exactly.
+        json.dumps(document, ensure_ascii=False, indent=2, cls=DjangoJSONEncoder),
         content_type="application/json; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
