@@ -218,4 +218,4 @@ if __name__ == "__main__":
         result = edit(args[0], int(args[1]), args[2])
     else:
         raise SystemExit(f"unknown command {command!r}")
-    json.dump(result, sys.stdout)
+    json.dump(result, sys.stdout, default=str)  # decimal scores as exact strings

@@ -131,6 +131,7 @@ def test_an_instructor_sets_a_quizs_position_in_its_guide(instructor_client, gui
         questions[f"questions-{index}-id"] = str(question.pk)
         questions[f"questions-{index}-quiz"] = str(quiz.pk)
         questions[f"questions-{index}-position"] = str(question.position)
+        questions[f"questions-{index}-kind"] = question.kind
         questions[f"questions-{index}-prompt_en"] = question.prompt_en
         questions[f"questions-{index}-explanation_en"] = question.explanation_en
     data = _quiz_form(quiz, guide_position="0", **questions)
