@@ -357,13 +357,11 @@ def step_submit(
         return StepOutcome(Step.ANSWERED, state, number, recorded)
     if response.same_as(recorded):
         return StepOutcome(Step.REPEATED, state, number, recorded)
-    return StepOutcome(
-        Step.ANSWERED_BEFORE,
-        state,
-        number,
-        recorded,
-        message=_("You had already answered this question; your first answer counts."),
-    )
+    if state.attempt.is_deferred:  # a finished exam: its last saved answer counts
+        message = _("This attempt is finished; it accepts no more answers.")
+    else:
+        message = _("You had already answered this question; your first answer counts.")
+    return StepOutcome(Step.ANSWERED_BEFORE, state, number, recorded, message=message)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -40,7 +40,7 @@ from .attempts import (
     attempt_submit_all,
     step_submit,
 )
-from .availability import quiz_availability
+from .availability import DEADLINE_GRACE, quiz_availability
 from .content import quiz_content
 from .forms import AnswerForm, ReportForm
 from .mastery import quiz_levels
@@ -118,9 +118,10 @@ def _published_quiz(slug: str) -> Quiz:
     return get_object_or_404(quizzes, slug=slug)
 
 
-def _state_for(request: LearnerRequest, pk: int) -> AttemptState:
+def _state_for(request: LearnerRequest, pk: int, *, settle: bool = True) -> AttemptState:
     """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
-    not exist. An attempt left with nothing to answer is finished on the way."""
+    not exist. An attempt left with nothing to answer is finished on the way (unless
+    `settle` is False: a posted answer is `step_submit`'s to refuse, saying why)."""
     attempt = get_object_or_404(
         Attempt.objects.select_related("quiz__guide").annotate(
             has_review_cards=cards_of_quiz_exist()
@@ -129,7 +130,8 @@ def _state_for(request: LearnerRequest, pk: int) -> AttemptState:
         user=request.user,
     )
     state = attempt_state(attempt)
-    attempt_settle(state=state)
+    if settle:
+        attempt_settle(state=state)
     return state
 
 
@@ -232,6 +234,9 @@ def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     best = mastery = availability = None
     if request.user.is_authenticated:
         availability = quiz_availability(quiz=quiz, user=request.user)
+        if _settle_overdue(availability.in_progress, quiz):
+            # Not "Resume" for an attempt that is over: its result, and the rules as they are.
+            availability = quiz_availability(quiz=quiz, user=request.user)
         best = Attempt.objects.filter(user=request.user, quiz=quiz).best_first().first()
         mastery = quiz_levels(user_id=request.user.pk, question_counts={quiz.pk: content.count})[
             quiz.pk
@@ -248,6 +253,17 @@ def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             "mastery": mastery,
         },
     )
+
+
+def _settle_overdue(attempt: Attempt | None, quiz: Quiz) -> bool:
+    """Finish `attempt` if it is past its deadline and grace; True if it did. No statement
+    for an attempt in time."""
+    if attempt is None or attempt.deadline is None:
+        return False
+    if timezone.now() <= attempt.deadline + DEADLINE_GRACE:
+        return False
+    attempt.quiz = quiz
+    return attempt_settle(state=attempt_state(attempt))
 
 
 @require_POST
@@ -282,15 +298,27 @@ def attempt_resume(request: LearnerRequest, pk: int) -> HttpResponse:
 
 
 def _where_it_stands(request: HtmxHttpRequest, state: AttemptState) -> HttpResponse:
-    """Send the learner to the attempt's result once finished, else to its current step."""
+    """Send the learner to the attempt's result once finished, else to its current step.
+
+    To an htmx request, the result and the catalog are whole pages: the browser goes there
+    (a redirect would be followed and its whole page swapped into the quiz's area); a step
+    is a fragment, and a redirect to it is followed as an htmx request.
+    """
     attempt = state.attempt
     if attempt.is_finished:
-        return redirect("quizzes:result", pk=attempt.pk)
+        return _go(request, reverse("quizzes:result", args=[attempt.pk]))
     if not state.content.count:
         # An instructor removed every question; the attempt waits for new ones.
         messages.info(request, _("This quiz has no questions at the moment; come back later."))
-        return redirect("quizzes:catalog")
+        return _go(request, reverse("quizzes:catalog"))
     return redirect("quizzes:question", pk=attempt.pk, number=state.current_number)
+
+
+def _go(request: HtmxHttpRequest, url: str) -> HttpResponse:
+    """A redirect to a whole page, which an htmx request makes as a whole page too."""
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return redirect(url)
 
 
 def _answer_data(request: HttpRequest) -> dict[str, Any]:
@@ -352,7 +380,10 @@ def _render_step(
 @learner_required
 def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpResponse:
     """One step of an attempt: the question's form, or once answered its feedback."""
-    state = _state_for(request, pk)
+    state = _state_for(request, pk, settle=False)
+    # Settled on the way, except a late answer: step_submit refuses it, saying "Time is up".
+    if request.method != "POST" or not state.is_overdue(timezone.now()):
+        attempt_settle(state=state)
     if request.method != "POST":
         if state.step(number) is None:
             return _where_it_stands(request, state)
@@ -361,6 +392,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
     sent = form.response_for(_question_seen(state, number, form)) if form.is_valid() else None
     if sent is None:
         # Nothing readable (no choice, a number in letters): said on the step, nothing written.
+        attempt_settle(state=state)  # late, and no answer to refuse
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number, form=form, status=422)

@@ -104,6 +104,9 @@ CSV_HEADER = [
     "choices_ticked",
     "number",
     "mark",
+    # The positions of the question's choices in the order this attempt showed them
+    # ("3 1 4 2"), for a quiz that shuffles them; empty: the quiz's own order.
+    "choice_order_shown",
 ]
 
 # A spreadsheet runs a cell starting with one of these as a formula; a learner chooses
@@ -130,6 +133,8 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
     """One row per answer (an attempt with no answer yet has one row of its own).
 
     Read in chunks straight from the database cursor: a large export never sits in memory.
+    The choices' positions are read once, when the first boxes ticked or the first attempt
+    with its own order of choices (a shuffled quiz) comes.
     """
     yield CSV_HEADER
     rows = (
@@ -155,20 +160,24 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
             "answers__choice_ids",
             "answers__number",
             "answers__fraction",
+            "choice_order",
         )
     )
     ticked = CSV_HEADER.index("choices_ticked")
-    positions = None  # choice id → position, read at the first boxes ticked
-    for row in rows.iterator(chunk_size=2000):
-        row = list(row)
-        if row[ticked]:
-            if positions is None:
-                choices = Choice.objects.filter(question__quiz__in=quizzes)
-                positions = dict(choices.values_list("pk", "position"))
-            row[ticked] = " ".join(str(positions.get(pk, "?")) for pk in row[ticked])
-        else:
-            row[ticked] = ""
-        yield [csv_cell(value) for value in row]
+    positions: dict[int, int] | None = None  # choice id → position, read when first needed
+
+    def position_of(pk: int) -> str:
+        nonlocal positions
+        if positions is None:
+            choices = Choice.objects.filter(question__quiz__in=quizzes)
+            positions = dict(choices.values_list("pk", "position"))
+        return str(positions.get(pk, "?"))
+
+    for *row, choice_order in rows.iterator(chunk_size=2000):
+        row[ticked] = " ".join(position_of(pk) for pk in row[ticked]) if row[ticked] else ""
+        shown = choice_order.get(str(row[8])) if row[8] is not None else None
+        order = " ".join(position_of(pk) for pk in shown) if shown else ""
+        yield [csv_cell(value) for value in row] + [order]
 
 
 class _Echo:

@@ -225,6 +225,13 @@ class QuizOverrideForm(forms.ModelForm):
         self.instance.user = user
         return username
 
+    def clean_extra_time(self):
+        extra_time = self.cleaned_data.get("extra_time")
+        if extra_time is not None and extra_time.total_seconds() < 0:
+            # "-00:10:00" parses; taken off the limit it could end an attempt as it starts.
+            raise ValidationError(_("Extra time cannot be negative."))
+        return extra_time
+
     def clean(self) -> dict:
         cleaned_data = super().clean()
         if not cleaned_data.get("extra_time") and not cleaned_data.get("extra_attempts"):

@@ -52,18 +52,26 @@
   // already says it as text; this keeps it current, and speaks only at 5 and 1 minutes left
   // (a screen reader told every second would hear nothing else).
   var timerInterval = null;
+  function pad(number) {
+    return (number < 10 ? "0" : "") + number;
+  }
   function startTimer() {
     if (timerInterval) window.clearInterval(timerInterval);
     var timer = document.querySelector(".timer[data-deadline]");
     if (!timer) return;
-    var deadline = Date.parse(timer.getAttribute("data-deadline"));
+    // The deadline on this device's clock, which may be minutes off the server's: shifted
+    // by the difference between the two when the step was rendered.
+    var skew = Date.parse(timer.getAttribute("data-now")) - Date.now();
+    var deadline = Date.parse(timer.getAttribute("data-deadline")) - (skew || 0);
     var value = timer.querySelector(".timer__value");
     var spoken = {};
     function render() {
       var seconds = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-      var minutes = Math.floor(seconds / 60);
+      var hours = Math.floor(seconds / 3600);
+      var minutes = Math.floor((seconds % 3600) / 60);
       var rest = seconds % 60;
-      value.textContent = minutes + ":" + (rest < 10 ? "0" : "") + rest;
+      // h:mm:ss from an hour up (a quiz that closes in days has no "4320:00" left), else m:ss.
+      value.textContent = (hours ? hours + ":" + pad(minutes) : minutes) + ":" + pad(rest);
       timer.classList.toggle("timer--low", seconds <= 60);
       [5, 1].forEach(function (mark) {
         if (seconds <= mark * 60 && seconds > 0 && !spoken[mark]) {

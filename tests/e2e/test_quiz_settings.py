@@ -6,6 +6,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from quizzes.models import Attempt, Quiz
@@ -72,3 +73,21 @@ def test_a_learner_takes_a_timed_exam_through_its_navigator(
     assert attempt.is_finished and (attempt.score, attempt.total) == (2, len(key))
     expect(page.locator(".score-summary__big")).to_contain_text(str(len(key)))
     assert not [error for error in console_errors if "Content Security Policy" in error]
+
+
+def test_the_countdown_is_right_on_a_device_whose_clock_is_off(page: Page, signed_in, quiz):
+    Quiz.objects.filter(pk=quiz.pk).update(time_limit=timedelta(minutes=20))
+    # This device's clock runs 10 minutes ahead of the server's.
+    page.clock.install(time=timezone.now() + timedelta(minutes=10))
+    page.goto(f"/en/quizzes/{quiz.slug}/")
+    page.locator(".quiz-actions button[type=submit]").click()
+
+    expect(page.locator(".timer__value")).to_have_text(re.compile(r"^(19|20):\d\d$"))
+
+
+def test_a_time_left_of_hours_counts_down_in_hours_minutes_and_seconds(page: Page, signed_in, quiz):
+    Quiz.objects.filter(pk=quiz.pk).update(time_limit=timedelta(minutes=90))
+    page.goto(f"/en/quizzes/{quiz.slug}/")
+    page.locator(".quiz-actions button[type=submit]").click()
+
+    expect(page.locator(".timer__value")).to_have_text(re.compile(r"^1:(29|30):\d\d$"))

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.http import StreamingHttpResponse
 
+from quizzes.attempts import answer_record, attempt_start
 from quizzes.instructors.exports import CSV_HEADER, attempt_rows
 from quizzes.models import Quiz
 from tests import factories
@@ -132,3 +133,32 @@ def test_csv_export_is_refused_without_permission_to_see_attempts(
     )
     assert not isinstance(response, StreamingHttpResponse)
     assert bare_staff_client.get(url).status_code == 403
+
+
+def test_a_shuffled_attempts_rows_show_the_order_its_choices_were_shown_in(
+    instructor_client, learner, other_learner
+):
+    shuffled = factories.make_quiz(questions=2, choices=4, shuffle_choices=True)
+    attempt = attempt_start(user=learner, quiz=shuffled)
+    first, second = shuffled.questions.order_by("position")
+    by_position = {c.position: c.pk for c in first.choices.all()}
+    shown = [3, 1, 4, 2]
+    # The order drawn at the start, made known: choice ids in the order shown.
+    attempt.choice_order = {
+        str(first.pk): [by_position[p] for p in shown],
+        str(second.pk): list(second.choices.order_by("-position").values_list("pk", flat=True)),
+    }
+    attempt.save()
+    answer_record(attempt=attempt, question=first, choice_id=by_position[4])
+    plain = factories.make_quiz(questions=1)
+    record_attempt(other_learner, plain, [1])
+
+    response = instructor_client.post(
+        CHANGELIST_URL,
+        {"action": "export_attempts_csv", "_selected_action": [shuffled.pk, plain.pk]},
+    )
+
+    rows = {(row["quiz"], row["question_position"]): row for row in _read(response)}
+    assert rows[(shuffled.slug, "1")]["choice_order_shown"] == "3 1 4 2"
+    assert rows[(shuffled.slug, "1")]["choice_position"] == "4"  # the quiz's own position
+    assert rows[(plain.slug, "1")]["choice_order_shown"] == ""  # the quiz's order

@@ -127,6 +127,23 @@ def test_an_exam_answer_can_be_changed_until_everything_is_submitted(learner_cli
     assert not ReviewCard.objects.exists()
 
 
+@pytest.mark.parametrize("headers", [{}, HX], ids=["plain", "htmx"])
+def test_a_change_posted_to_a_finished_exam_says_it_is_finished(learner_client, exam, headers):
+    attempt = start(learner_client, exam)
+    first = exam.questions.get(position=1)
+    learner_client.post(step(attempt, 1), {"choice": wrong_choice(first).pk})
+    learner_client.post(f"/en/attempts/{attempt.pk}/finish/")
+
+    response = learner_client.post(
+        step(attempt, 1), {"choice": correct_choice(first).pk}, follow=True, **headers
+    )
+
+    page = response.content.decode()
+    assert "This attempt is finished; it accepts no more answers." in page
+    assert "your first answer counts" not in page  # an exam's last saved answer counts
+    assert not Answer.objects.get(attempt=attempt).is_correct
+
+
 def test_finishing_an_exam_creates_the_review_cards_of_its_wrong_answers(
     learner, learner_client, exam
 ):
@@ -235,26 +252,73 @@ def test_an_answer_within_the_grace_after_the_deadline_counts(learner, timed):
     assert outcome.step is Step.ANSWERED
 
 
-def test_an_overdue_attempt_is_finished_when_the_learner_comes_back(learner, learner_client, timed):
+@pytest.fixture
+def overdue(learner, timed):
+    """The learner's attempt on `timed`, a minute past its deadline."""
     attempt = attempt_start(user=learner, quiz=timed)
     Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(minutes=1))
-
-    response = learner_client.get(step(attempt, 1))
-
-    assert response["Location"] == f"/en/attempts/{attempt.pk}/result/"
-    attempt.refresh_from_db()
-    assert attempt.is_finished and attempt.score == 0
+    return attempt
 
 
-def test_a_late_post_says_time_is_up_and_shows_the_result(learner, learner_client, timed):
-    attempt = attempt_start(user=learner, quiz=timed)
-    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+def test_an_overdue_attempt_is_finished_when_the_learner_comes_back(learner_client, overdue):
+    response = learner_client.get(step(overdue, 1))
+
+    assert response["Location"] == f"/en/attempts/{overdue.pk}/result/"
+    overdue.refresh_from_db()
+    assert overdue.is_finished and overdue.score == 0
+
+
+@pytest.mark.parametrize("headers", [{}, HX], ids=["plain", "htmx"])
+def test_a_late_post_says_time_is_up_and_shows_the_result(learner_client, timed, overdue, headers):
     first = timed.questions.get(position=1)
 
-    response = learner_client.post(step(attempt, 1), {"choice": correct_choice(first).pk})
+    response = learner_client.post(
+        step(overdue, 1), {"choice": correct_choice(first).pk}, **headers
+    )
 
-    assert response["Location"] == f"/en/attempts/{attempt.pk}/result/"
+    result_url = f"/en/attempts/{overdue.pk}/result/"
+    if headers:
+        # A followed redirect would swap the whole result page into the quiz's area.
+        assert response.status_code == 200 and response["HX-Redirect"] == result_url
+        assert "HX-Request" in response["Vary"]
+    else:
+        assert response["Location"] == result_url
+    result = learner_client.get(result_url).content.decode()
+    assert "Time is up: this answer came after the deadline and was not saved." in result
     assert not Answer.objects.exists()
+
+
+def test_a_late_post_without_a_pick_finishes_the_attempt_and_shows_the_result(
+    learner_client, overdue
+):
+    response = learner_client.post(step(overdue, 1), {})
+
+    assert response["Location"] == f"/en/attempts/{overdue.pk}/result/"
+    overdue.refresh_from_db()
+    assert overdue.is_finished
+
+
+def test_resuming_an_overdue_attempt_through_htmx_sends_the_browser_to_its_result(
+    learner_client, timed, overdue
+):
+    response = learner_client.post(f"/en/quizzes/{timed.slug}/start/", **HX)
+
+    assert response["HX-Redirect"] == f"/en/attempts/{overdue.pk}/result/"
+    overdue.refresh_from_db()
+    assert overdue.is_finished
+
+
+def test_the_quiz_page_finishes_an_overdue_attempt_instead_of_offering_to_resume_it(
+    learner_client, timed, overdue
+):
+    Quiz.objects.filter(pk=timed.pk).update(max_attempts=1)
+
+    page = learner_client.get(f"/en/quizzes/{timed.slug}/").content.decode()
+
+    overdue.refresh_from_db()
+    assert overdue.is_finished
+    assert "Resume quiz" not in page and "Start quiz" not in page
+    assert "You have used every attempt this quiz allows." in page
 
 
 def test_close_overdue_attempts_finishes_only_the_overdue(learner, timed):
@@ -352,6 +416,31 @@ def test_a_closed_quiz_says_so_and_refuses_a_start(learner_client):
     assert not Attempt.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("lang", "opens", "closes"),
+    [("en", "Opens ", "Closes "), ("ar", "يُفتح في ", "يُغلق في ")],
+)
+def test_the_quiz_page_gives_its_window_with_the_time_zone(learner_client, lang, opens, closes):
+    opens_at = timezone.make_aware(timezone.datetime(2026, 3, 1, 14, 30))
+    quiz = make_quiz(questions=1, opens_at=opens_at, closes_at=opens_at + timedelta(days=2))
+
+    page = learner_client.get(f"/{lang}/quizzes/{quiz.slug}/").content.decode()
+
+    rules = re.findall(r"<li>((?:Opens|Closes|يُفتح|يُغلق)[^<]*)</li>", page)
+    assert len(rules) == 2 and rules[0].startswith(opens) and rules[1].startswith(closes)
+    assert all("UTC)." in rule for rule in rules)  # the server's zone, said
+    assert not any(".." in rule for rule in rules)  # "p.m." then the sentence's own full stop
+
+
+def test_an_exams_question_preview_does_not_promise_answers_as_you_go(learner_client, exam, quiz):
+    exam_page = learner_client.get(f"/en/quizzes/{exam.slug}/").content.decode()
+    practice_page = learner_client.get(f"/en/quizzes/{quiz.slug}/").content.decode()
+
+    assert "appear as you take the quiz" not in exam_page
+    assert "Answers and explanations appear when you finish." in exam_page
+    assert "Answers and explanations appear as you take the quiz." in practice_page
+
+
 # --- Shuffled choices -----------------------------------------------------------------------
 
 
@@ -422,29 +511,49 @@ def test_an_instructor_sets_the_settings_and_a_learners_override_in_the_admin(
     assert "When the learner finishes (exam)" in listing
 
 
-def test_the_admin_refuses_an_unknown_learner_and_a_quiz_that_closes_before_it_opens(
-    client, instructor, quiz
-):
-    client.force_login(instructor)
-    now = timezone.now()
+def quiz_form(quiz, overrides: list[dict], **fields) -> dict:
+    """The quiz's admin form as posted, with these learner overrides and settings."""
     data = {
         "title_en": quiz.title_en,
         "slug": quiz.slug,
         "difficulty": quiz.difficulty,
         "guide": str(quiz.guide_id),
         "feedback": "immediate",
-        "opens_at_0": (now + timedelta(days=2)).strftime("%Y-%m-%d"),
-        "opens_at_1": "10:00:00",
-        "closes_at_0": (now + timedelta(days=1)).strftime("%Y-%m-%d"),
-        "closes_at_1": "10:00:00",
+        **fields,
     }
-    data |= inline("overrides", [{"username": "nobody-here", "extra_attempts": "1"}])
-    data |= inline("questions", question_rows(quiz), initial=3)
+    data |= inline("overrides", overrides)
+    return data | inline("questions", question_rows(quiz), initial=3)
+
+
+def test_the_admin_refuses_an_unknown_learner_and_a_quiz_that_closes_before_it_opens(
+    client, instructor, quiz
+):
+    client.force_login(instructor)
+    now = timezone.now()
+    data = quiz_form(
+        quiz,
+        [{"username": "nobody-here", "extra_attempts": "1"}],
+        opens_at_0=(now + timedelta(days=2)).strftime("%Y-%m-%d"),
+        opens_at_1="10:00:00",
+        closes_at_0=(now + timedelta(days=1)).strftime("%Y-%m-%d"),
+        closes_at_1="10:00:00",
+    )
 
     page = client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data).content.decode()
 
     assert "A quiz must close after it opens." in page
     assert "No learner has this username." in page
+    assert not QuizOverride.objects.exists()
+
+
+def test_the_admin_refuses_negative_extra_time(client, instructor, learner, quiz):
+    client.force_login(instructor)
+    overrides = [{"username": learner.username, "extra_time": "-00:15:00"}]
+    data = quiz_form(quiz, overrides, time_limit="00:20:00")
+
+    page = client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data).content.decode()
+
+    assert "Extra time cannot be negative." in page
     assert not QuizOverride.objects.exists()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -285,6 +286,18 @@ def test_with_nothing_due_the_page_says_when_and_offers_practice(learner, learne
     practice = learner_client.get("/en/review/?practise").content.decode()
     assert first.prompt_en in practice
     assert "Practice: nothing is due, these come back soonest." in practice
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_next_due_time_is_given_with_its_time_zone(learner, learner_client, quiz, lang):
+    miss_first_question(learner, quiz)
+    ReviewCard.objects.update(due=datetime(2030, 3, 1, 14, 30, tzinfo=UTC))
+
+    page = learner_client.get(f"/{lang}/review/").content.decode()
+
+    said = re.search(r"<p>((?:The next question|يعود السؤال)[^<]*)</p>", page).group(1)
+    assert said.endswith("UTC).")  # the server's zone, said
+    assert ".." not in said  # "p.m." then the sentence's own full stop
 
 
 def test_a_learner_without_cards_is_told_how_review_works(learner_client):
