@@ -53,9 +53,18 @@ expect.set_options(timeout=TIMEOUT_MS)
 
 
 def pytest_collection_modifyitems(config, items):
+    strays = []
     for item in items:
         if E2E_DIR in item.path.parents:
             item.add_marker(pytest.mark.e2e)
+        elif "browser_name" in getattr(getattr(item, "callspec", None), "params", {}):
+            strays.append(item.nodeid)
+    if strays:
+        # A parameter named like one of pytest-playwright's fixtures (`page`, `context`…)
+        # makes a test a browser test, run among the database-flushing browser tests.
+        raise pytest.UsageError(
+            "tests outside tests/e2e/ use a pytest-playwright fixture name: " + ", ".join(strays)
+        )
 
 
 _skipped_e2e: list[str] = []
