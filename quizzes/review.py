@@ -77,6 +77,18 @@ REVIEWABLE_KINDS = (Question.Kind.SINGLE, Question.Kind.TRUEFALSE)
 _SCHEDULED_FIELDS = ["state", "step", "stability", "difficulty", "due", "last_review", "reviews"]
 
 
+def _missed_first(*, user_id: int, question_id: int, at: datetime) -> ReviewCard:
+    """A new card for a question first missed at `at`, scheduled by that miss (not saved)."""
+    card = ReviewCard(
+        user_id=user_id,
+        question_id=question_id,
+        due=at,
+        state=State.Learning.value,
+        created_at=at,
+    )
+    return _moved(card, right=False, at=at)
+
+
 def card_record_quiz_answer(
     *,
     user_id: int,
@@ -101,17 +113,7 @@ def card_record_quiz_answer(
         return
     if is_correct:
         return  # the card was deleted with its question meanwhile
-    card = _moved(
-        ReviewCard(
-            user_id=user_id,
-            question_id=question_id,
-            due=at,
-            state=State.Learning.value,
-            created_at=at,
-        ),
-        right=False,
-        at=at,
-    )
+    card = _missed_first(user_id=user_id, question_id=question_id, at=at)
     try:
         with transaction.atomic():
             card.save(force_insert=True)
@@ -136,19 +138,7 @@ def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetim
         if card is not None:
             moved.append(_moved(card, right=is_correct, at=at))
         elif not is_correct:
-            new.append(
-                _moved(
-                    ReviewCard(
-                        user_id=user_id,
-                        question_id=question_id,
-                        due=at,
-                        state=State.Learning.value,
-                        created_at=at,
-                    ),
-                    right=False,
-                    at=at,
-                )
-            )
+            new.append(_missed_first(user_id=user_id, question_id=question_id, at=at))
     if new:
         ReviewCard.objects.bulk_create(new, ignore_conflicts=True)
     if moved:
