@@ -45,6 +45,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from urllib.parse import quote
 
@@ -352,7 +353,8 @@ class Bench:
         wrong = [
             attempt.pk
             for attempt in self.finished
-            if scores.get(str(attempt.pk))
+            if scores.get(str(attempt.pk)) is None
+            or Decimal(scores[str(attempt.pk)])
             != sum(map(attempt.right, range(1, self.steps(attempt) + 1)))
         ]
         log(f"scores of the {len(self.finished)} attempts finished under load: {len(wrong)} wrong")

@@ -4,7 +4,8 @@
   create N PREFIX  N learners, each signed in: prints [{"username", "session"}] as JSON
   content          the published quizzes: {slug: [[choice id, ...] per question, correct ids]}
   verify           every finished attempt scored from its own answers: prints a summary
-  scores FILE      {pk: score or null if unfinished} for the attempt ids listed in FILE
+  scores FILE      {pk: score (a decimal, as a string) or null if unfinished} for the
+                   attempt ids listed in FILE
   edit SLUG N TEXT question N's English prompt becomes TEXT, saved as the admin saves it
   catalog N        N more published quizzes (bulk_create) over 50 guides, and progress on
                    them for the first learners: prints {"quizzes", "attempts"}
@@ -117,10 +118,11 @@ def verify() -> dict[str, int]:
     }
 
 
-def scores(path: str) -> dict[str, int | None]:
+def scores(path: str) -> dict[str, str | None]:
+    """Marks are decimals (partial credit): written exactly, as strings."""
     pks = json.loads(Path(path).read_text())
     found = Attempt.objects.filter(pk__in=pks).values_list("pk", "finished_at", "score")
-    return {str(pk): (score if finished else None) for pk, finished, score in found}
+    return {str(pk): (str(score) if finished else None) for pk, finished, score in found}
 
 
 def edit(slug: str, position: int, prompt: str) -> dict[str, str]:

@@ -9,21 +9,28 @@ from __future__ import annotations
 
 import enum
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from . import grading
 from .availability import DEADLINE_GRACE, quiz_availability
-from .content import QuizContent, quiz_content
+from .content import QuizContent, quiz_content, quiz_content_of
 from .models import Answer, Attempt, Choice, ChoiceVerdict, Question, Quiz
-from .review import REVIEWABLE_KINDS, card_record_quiz_answer, cards_record_answers
+from .review import (
+    REVIEWABLE_KINDS,
+    card_record_quiz_answer,
+    cards_of_quiz_exist,
+    cards_record_answers,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -141,12 +148,59 @@ class AttemptState:
         return rows
 
 
+# The columns a step reads, in model order (Model.from_db takes them in that order).
+_ATTEMPT_COLUMNS = tuple(field.attname for field in Attempt._meta.concrete_fields)
+_ANSWER_COLUMNS = tuple(field.attname for field in Answer._meta.concrete_fields)
+
+
+def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> AttemptState | None:
+    """The learner's own attempt `pk` as it stands, or None (another learner's attempts do
+    not exist for them). Writes nothing.
+
+    One statement: the attempt's row joined to its answers' rows, with its quiz's content
+    version. The quiz, its guide and its questions come from the cached content of that
+    version, so no quiz or guide row is read or built per step. `answering`: the step will
+    record an answer, so the row also says whether the learner has review cards for this
+    quiz (a right answer then costs no statement for a card).
+    """
+    columns: dict[str, Any] = {"content_version": F("quiz__updated_at")}
+    if answering:
+        columns["has_review_cards"] = cards_of_quiz_exist()
+    # A row per answer (one with empty answer columns when there is none yet).
+    columns.update({f"answer__{name}": F(f"answers__{name}") for name in _ANSWER_COLUMNS})
+    rows = list(
+        Attempt.objects.filter(pk=pk, user=user).order_by().values(*_ATTEMPT_COLUMNS, **columns)
+    )
+    if not rows:
+        return None
+    db = Attempt.objects.db
+    first = rows[0]
+    attempt = Attempt.from_db(db, _ATTEMPT_COLUMNS, [first[name] for name in _ATTEMPT_COLUMNS])
+    if answering:
+        # Read by _record; an annotation, as QuerySet.annotate would set it.
+        attempt.has_review_cards = first["has_review_cards"]  # type: ignore[attr-defined]
+    content = quiz_content_of(quiz_id=attempt.quiz_id, version=first["content_version"])
+    attempt.quiz = content.quiz  # shared, read-only: see quiz_content_of
+    answers = []
+    for row in rows:
+        if row["answer__id"] is not None:
+            answer = Answer.from_db(
+                db, _ANSWER_COLUMNS, [row[f"answer__{name}"] for name in _ANSWER_COLUMNS]
+            )
+            answer.attempt = attempt
+            answers.append(answer)
+    return _state_of(attempt, content, answers)
+
+
 def attempt_state(attempt: Attempt) -> AttemptState:
     """Read the attempt's content and answers. Writes nothing."""
-    content = quiz_content(attempt.quiz)
     # No ordering: the model's default would join the questions for nothing.
-    answers = {answer.question_id: answer for answer in attempt.answers.order_by()}
-    for answer in answers.values():
+    return _state_of(attempt, quiz_content(attempt.quiz), attempt.answers.order_by())
+
+
+def _state_of(attempt: Attempt, content: QuizContent, answers: Iterable[Answer]) -> AttemptState:
+    by_question = {answer.question_id: answer for answer in answers}
+    for answer in by_question.values():
         question = content.question(answer.question_id)
         if question is not None:
             # Resolve the answer's choices from the cached content: no query per answer.
@@ -157,7 +211,7 @@ def attempt_state(attempt: Attempt) -> AttemptState:
                 answer.correct_choice = (
                     content.choice(question, answer.correct_choice_id) or answer.correct_choice
                 )
-    return AttemptState(attempt=attempt, content=content, answers=answers)
+    return AttemptState(attempt=attempt, content=content, answers=by_question)
 
 
 def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:

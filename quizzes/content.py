@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.core.cache import cache
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
@@ -74,49 +75,79 @@ def quiz_touch(quizzes: Quiz | QuerySet[Quiz]) -> None:
         quizzes.update(updated_at=now)
 
 
-def _cache_key(quiz: Quiz) -> str:
-    return f"quiz-content:{quiz.pk}:{quiz.updated_at.timestamp()}"
+def _cache_key(quiz_id: int, version: datetime) -> str:
+    return f"quiz-content:{quiz_id}:{version.timestamp()}"
+
+
+@dataclass(frozen=True)
+class _Version:
+    """One content version as cached: the quiz (with its guide) and its questions."""
+
+    quiz: Quiz
+    questions: list[Question]
 
 
 # Each process also keeps the last versions it read, in memory: a version never changes, so
 # this needs no invalidation either, and a step of an attempt costs no cache round trip and
 # no unpickling of every question and choice. Entries are shared, read-only, by all requests.
 _LOCAL_VERSIONS = 64
-_local: dict[str, tuple[float, list[Question]]] = {}
+_local: dict[str, tuple[float, _Version]] = {}
 _local_lock = threading.Lock()
 
 
 def quiz_content(quiz: Quiz) -> QuizContent:
-    """The quiz's questions in order, each with its choices and accepted numbers prefetched."""
-    key = _cache_key(quiz)
+    """The quiz's questions in order, each with its choices and accepted numbers prefetched.
+
+    `content.quiz` is the caller's instance; the questions share the cached one."""
+    cached = _version(quiz.pk, quiz.updated_at, loaded=quiz)
+    return QuizContent(quiz=quiz, questions=cached.questions)
+
+
+def quiz_content_of(*, quiz_id: int, version: datetime) -> QuizContent:
+    """The content of quiz `quiz_id` at `version` (its `updated_at`), quiz and guide included:
+    a step of an attempt knows both from the attempt's row and loads no quiz or guide row.
+
+    `content.quiz` is shared by every request that reads this version: read it, never change
+    it."""
+    cached = _version(quiz_id, version)
+    return QuizContent(quiz=cached.quiz, questions=cached.questions)
+
+
+def _version(quiz_id: int, version: datetime, loaded: Quiz | None = None) -> _Version:
+    key = _cache_key(quiz_id, version)
     entry = _local.get(key)
     if entry is not None and entry[0] > time.monotonic():
-        return QuizContent(quiz=quiz, questions=entry[1])
-    questions = cache.get(key)
-    if questions is None:
-        questions = list(
-            Question.objects.filter(quiz=quiz)
-            .order_by("position")
-            .prefetch_related(Prefetch("choices", queryset=Choice.objects.order_by("position")))
-        )
-        # Markdown is rendered here, once per content version, in every language, and cached
-        # with the objects: no step of an attempt renders any text.
-        for question in questions:
-            text.prerender(question, QUESTION_TEXTS)
-            for choice in question.choices.all():
-                text.prerender(choice, CHOICE_TEXTS)
-        # A statement more only for a quiz that asks for numbers.
-        numerical = [q for q in questions if q.kind == Question.Kind.NUMERICAL]
-        prefetch_related_objects(
-            numerical,
-            Prefetch("numerical_answers", queryset=NumericalAnswer.objects.order_by("position")),
-        )
-        cache.set(key, questions, CACHE_SECONDS)
-    for question in questions:
-        # Share a quiz instance instead of loading it again per question.
-        question.quiz = quiz
+        return entry[1]
+    cached = cache.get(key)
+    if not isinstance(cached, _Version):
+        cached = _load(quiz_id, loaded)
+        cache.set(key, cached, CACHE_SECONDS)
     with _local_lock:
         while len(_local) >= _LOCAL_VERSIONS:
             _local.pop(next(iter(_local)))  # the oldest read
-        _local[key] = (time.monotonic() + CACHE_SECONDS, questions)
-    return QuizContent(quiz=quiz, questions=questions)
+        _local[key] = (time.monotonic() + CACHE_SECONDS, cached)
+    return cached
+
+
+def _load(quiz_id: int, loaded: Quiz | None) -> _Version:
+    if loaded is None or not Quiz.guide.is_cached(loaded):
+        loaded = Quiz.objects.select_related("guide").get(pk=quiz_id)
+    questions = list(
+        Question.objects.filter(quiz_id=quiz_id)
+        .order_by("position")
+        .prefetch_related(Prefetch("choices", queryset=Choice.objects.order_by("position")))
+    )
+    # Markdown is rendered here, once per content version, in every language, and cached
+    # with the objects: no step of an attempt renders any text.
+    for question in questions:
+        question.quiz = loaded  # one quiz instance, not one loaded per question
+        text.prerender(question, QUESTION_TEXTS)
+        for choice in question.choices.all():
+            text.prerender(choice, CHOICE_TEXTS)
+    # A statement more only for a quiz that asks for numbers.
+    numerical = [q for q in questions if q.kind == Question.Kind.NUMERICAL]
+    prefetch_related_objects(
+        numerical,
+        Prefetch("numerical_answers", queryset=NumericalAnswer.objects.order_by("position")),
+    )
+    return _Version(quiz=loaded, questions=questions)

@@ -113,13 +113,11 @@ def card_record_quiz_answer(
         return
     if is_correct:
         return  # the card was deleted with its question meanwhile
-    card = _missed_first(user_id=user_id, question_id=question_id, at=at)
-    try:
-        with transaction.atomic():
-            card.save(force_insert=True)
-    except IntegrityError:
-        # Another tab's wrong answer created it a moment ago: that one answer moved it.
-        return
+    # If another tab's wrong answer created the card a moment ago, that one answer moved it:
+    # skipped by the database (ON CONFLICT DO NOTHING), without a savepoint around it.
+    ReviewCard.objects.bulk_create(
+        [_missed_first(user_id=user_id, question_id=question_id, at=at)], ignore_conflicts=True
+    )
 
 
 def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetime]]) -> None:

@@ -28,12 +28,13 @@ from django_htmx.middleware import HtmxDetails
 from config.outages import DATABASE_UNREACHABLE, RETRY_AFTER_SECONDS, is_database_outage
 
 from . import catalog as catalog_service
+from . import fragments, reports
 from . import history as history_stats
-from . import reports
 from .attempts import (
     AttemptError,
     AttemptState,
     Step,
+    attempt_of_learner,
     attempt_settle,
     attempt_start,
     attempt_state,
@@ -45,7 +46,6 @@ from .content import quiz_content
 from .forms import AnswerForm, ReportForm
 from .mastery import quiz_levels
 from .models import Attempt, Guide, Question, Quiz
-from .review import cards_of_quiz_exist
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -118,18 +118,15 @@ def _published_quiz(slug: str) -> Quiz:
     return get_object_or_404(quizzes, slug=slug)
 
 
-def _state_for(request: LearnerRequest, pk: int, *, settle: bool = True) -> AttemptState:
+def _state_for(
+    request: LearnerRequest, pk: int, *, settle: bool = True, answering: bool = False
+) -> AttemptState:
     """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
     not exist. An attempt left with nothing to answer is finished on the way (unless
     `settle` is False: a posted answer is `step_submit`'s to refuse, saying why)."""
-    attempt = get_object_or_404(
-        Attempt.objects.select_related("quiz__guide").annotate(
-            has_review_cards=cards_of_quiz_exist()
-        ),
-        pk=pk,
-        user=request.user,
-    )
-    state = attempt_state(attempt)
+    state = attempt_of_learner(user=request.user, pk=pk, answering=answering)
+    if state is None:
+        raise Http404("No such attempt.")
     if settle:
         attempt_settle(state=state)
     return state
@@ -353,6 +350,8 @@ def _render_step(
         raise Http404("No such step.")
     answer = state.answer_for(question)
     choices = state.choices_of(question)
+    shows_feedback = answer is not None and state.shows_feedback
+    verdicts = answer.choice_verdicts(choices) if answer and shows_feedback else []
     context = {
         "attempt": state.attempt,
         "quiz": state.attempt.quiz,
@@ -364,7 +363,18 @@ def _render_step(
         # Exam mode shows a saved answer as the form's choice, and no feedback.
         "feedback": answer if state.shows_feedback else None,
         "choices": choices,
-        "verdicts": answer.choice_verdicts(choices) if answer and state.shows_feedback else [],
+        "verdicts": verdicts,
+        # The parts every learner sees alike, rendered once (quizzes/fragments.py).
+        "feedback_body": (
+            fragments.feedback_body(question=question, answer=answer, verdicts=verdicts)
+            if answer is not None and shows_feedback
+            else None
+        ),
+        "question_fields": (
+            fragments.question_fields(question=question, choices=choices)
+            if answer is None and form is None
+            else None
+        ),
         "form": form or AnswerForm(),
         "error": error,
         "saved": saved,
@@ -380,7 +390,7 @@ def _render_step(
 @learner_required
 def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpResponse:
     """One step of an attempt: the question's form, or once answered its feedback."""
-    state = _state_for(request, pk, settle=False)
+    state = _state_for(request, pk, settle=False, answering=request.method == "POST")
     # Settled on the way, except a late answer: step_submit refuses it, saying "Time is up".
     if request.method != "POST" or not state.is_overdue(timezone.now()):
         attempt_settle(state=state)
