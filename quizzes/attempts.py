@@ -8,6 +8,7 @@ that may finish an attempt on reading is `attempt_settle`, which views call expl
 from __future__ import annotations
 
 import enum
+import functools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
@@ -151,6 +152,21 @@ class AttemptState:
 # The columns a step reads, in model order (Model.from_db takes them in that order).
 _ATTEMPT_COLUMNS = tuple(field.attname for field in Attempt._meta.concrete_fields)
 _ANSWER_COLUMNS = tuple(field.attname for field in Answer._meta.concrete_fields)
+_ANSWER_LOOKUPS = tuple(f"answers__{name}" for name in _ANSWER_COLUMNS)
+
+
+@functools.cache
+def _step_rows(*, answering: bool) -> QuerySet[Attempt, dict[str, Any]]:
+    """The query of `attempt_of_learner` without its filter, built once per process: the
+    ORM resolves its joins here, not on every step (each request clones it to filter)."""
+    columns: dict[str, Any] = {"content_version": F("quiz__updated_at")}
+    if answering:
+        columns["has_review_cards"] = cards_of_quiz_exist()
+    # A row per answer (one with empty answer columns when there is none yet).
+    rows: QuerySet[Attempt, dict[str, Any]] = Attempt.objects.order_by().values(
+        *_ATTEMPT_COLUMNS, *_ANSWER_LOOKUPS, **columns
+    )
+    return rows
 
 
 def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> AttemptState | None:
@@ -163,14 +179,7 @@ def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> Attem
     record an answer, so the row also says whether the learner has review cards for this
     quiz (a right answer then costs no statement for a card).
     """
-    columns: dict[str, Any] = {"content_version": F("quiz__updated_at")}
-    if answering:
-        columns["has_review_cards"] = cards_of_quiz_exist()
-    # A row per answer (one with empty answer columns when there is none yet).
-    columns.update({f"answer__{name}": F(f"answers__{name}") for name in _ANSWER_COLUMNS})
-    rows = list(
-        Attempt.objects.filter(pk=pk, user=user).order_by().values(*_ATTEMPT_COLUMNS, **columns)
-    )
+    rows = list(_step_rows(answering=answering).filter(pk=pk, user=user))
     if not rows:
         return None
     db = Attempt.objects.db
@@ -183,10 +192,8 @@ def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> Attem
     attempt.quiz = content.quiz  # shared, read-only: see quiz_content_of
     answers = []
     for row in rows:
-        if row["answer__id"] is not None:
-            answer = Answer.from_db(
-                db, _ANSWER_COLUMNS, [row[f"answer__{name}"] for name in _ANSWER_COLUMNS]
-            )
+        if row["answers__id"] is not None:
+            answer = Answer.from_db(db, _ANSWER_COLUMNS, [row[name] for name in _ANSWER_LOOKUPS])
             answer.attempt = attempt
             answers.append(answer)
     return _state_of(attempt, content, answers)
