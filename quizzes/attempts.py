@@ -182,21 +182,45 @@ def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> Attem
     rows = list(_step_rows(answering=answering).filter(pk=pk, user=user))
     if not rows:
         return None
-    db = Attempt.objects.db
     first = rows[0]
-    attempt = Attempt.from_db(db, _ATTEMPT_COLUMNS, [first[name] for name in _ATTEMPT_COLUMNS])
+    attempt = Attempt.from_db(
+        Attempt.objects.db, _ATTEMPT_COLUMNS, [first[name] for name in _ATTEMPT_COLUMNS]
+    )
     if answering:
         # Read by _record; an annotation, as QuerySet.annotate would set it.
         attempt.has_review_cards = first["has_review_cards"]  # type: ignore[attr-defined]
     content = quiz_content_of(quiz_id=attempt.quiz_id, version=first["content_version"])
     attempt.quiz = content.quiz  # shared, read-only: see quiz_content_of
+    return _state_of(attempt, content, _answers_of(attempt, rows))
+
+
+def _answers_of(attempt: Attempt, rows: list[dict[str, Any]]) -> list[Answer]:
+    """The answers in rows of `_step_rows`."""
     answers = []
     for row in rows:
         if row["answers__id"] is not None:
-            answer = Answer.from_db(db, _ANSWER_COLUMNS, [row[name] for name in _ANSWER_LOOKUPS])
+            answer = Answer.from_db(
+                Answer.objects.db, _ANSWER_COLUMNS, [row[name] for name in _ANSWER_LOOKUPS]
+            )
             answer.attempt = attempt
             answers.append(answer)
-    return _state_of(attempt, content, answers)
+    return answers
+
+
+def _locked(state: AttemptState) -> AttemptState | None:
+    """The attempt of `state` with its answers as they are now, its row locked until the
+    transaction ends; None if it is finished (by another tab, or its deadline). One statement.
+
+    "Submit all", the deadline and exam-mode saves take this lock, so that a save and a submit
+    sent from two tabs happen one after the other: the score counts every answer saved before
+    the submit, and nothing is saved after it. (SQLite has no row locks: its transactions take
+    the database's write lock when they begin (config/settings.py), which orders them alike.)
+    """
+    unfinished = _step_rows(answering=False).select_for_update(of=("self",))
+    rows = list(unfinished.filter(pk=state.attempt.pk, finished_at=None))
+    if not rows:
+        return None
+    return _state_of(state.attempt, state.content, _answers_of(state.attempt, rows))
 
 
 def attempt_state(attempt: Attempt) -> AttemptState:
@@ -210,15 +234,19 @@ def _state_of(attempt: Attempt, content: QuizContent, answers: Iterable[Answer])
     for answer in by_question.values():
         question = content.question(answer.question_id)
         if question is not None:
-            # Resolve the answer's choices from the cached content: no query per answer.
-            answer.question = question
-            if answer.choice_id is not None:
-                answer.choice = content.choice(question, answer.choice_id) or answer.choice
-            if answer.correct_choice_id is not None:
-                answer.correct_choice = (
-                    content.choice(question, answer.correct_choice_id) or answer.correct_choice
-                )
+            _resolve(answer, question, content)
     return AttemptState(attempt=attempt, content=content, answers=by_question)
+
+
+def _resolve(answer: Answer, question: Question, content: QuizContent) -> None:
+    """Point the answer at its question and choices in the cached content: no query each."""
+    answer.question = question
+    if answer.choice_id is not None:
+        answer.choice = content.choice(question, answer.choice_id) or answer.choice
+    if answer.correct_choice_id is not None:
+        answer.correct_choice = (
+            content.choice(question, answer.correct_choice_id) or answer.correct_choice
+        )
 
 
 def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:
@@ -233,7 +261,9 @@ def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:
     overdue = state.is_overdue(now or timezone.now())
     if not overdue and (state.attempt.is_deferred or not state.is_complete):
         return False
-    _finish(state)
+    if state.attempt.is_deferred:
+        return _finish_exam(state, now=now)
+    _finish(state, now=now)
     return True
 
 
@@ -243,8 +273,7 @@ def attempt_submit_all(*, state: AttemptState) -> bool:
     attempt finished already, by a second tab or its deadline, stays as it was)."""
     if state.attempt.is_finished:
         return False
-    _finish(state)
-    return True
+    return _finish_exam(state)
 
 
 def attempts_close_overdue(*, now: datetime | None = None) -> int:
@@ -404,7 +433,7 @@ def step_submit(
     recorded = state.answer_for(question)
     if state.attempt.is_deferred and not state.attempt.is_finished:
         try:
-            recorded = _save(state, question, response, recorded)
+            recorded = _save(state, question, response)
         except AttemptError as error:
             return StepOutcome(Step.REFUSED, state, number, message=error.message)
         return StepOutcome(Step.SAVED, state, number, recorded)
@@ -462,9 +491,7 @@ def answer_record(
         raise AttemptError(_("Answer the questions in order: this one is not next yet."))
     response = Response.of(response, choice_id)
     if attempt.is_deferred:
-        return AnswerOutcome(
-            answer=_save(state, question, response, None), created=True, state=state
-        )
+        return AnswerOutcome(answer=_save(state, question, response), created=True, state=state)
     answer, created, state = _record(state, question, response)
     return AnswerOutcome(answer=answer, created=created, state=state)
 
@@ -552,36 +579,46 @@ def _record(
     return answer, True, state
 
 
-def _save(
-    state: AttemptState, question: Question, response: Response, recorded: Answer | None
-) -> Answer:
-    """Exam mode: save the learner's response to `question`, or change the one saved."""
+def _save(state: AttemptState, question: Question, response: Response) -> Answer:
+    """Exam mode: save the learner's response to `question`, or change the one saved, under
+    the attempt's lock (`_locked`): refused once the attempt is finished."""
     fields = _grade(question, response, state)
-    if recorded is not None:
-        if not response.same_as(recorded):
-            # Only while the attempt is unfinished: a submit in another tab freezes it.
-            changed = Answer.objects.filter(
-                pk=recorded.pk, attempt__finished_at__isnull=True
-            ).update(answered_at=timezone.now(), **fields)
-            if not changed:
-                raise AttemptError(_("This attempt is finished; it accepts no more answers."))
+    with transaction.atomic():
+        locked = _locked(state)
+        if locked is None:
+            raise AttemptError(_("This attempt is finished; it accepts no more answers."))
+        # As saved now: another tab may have saved one since this state was read.
+        recorded = locked.answer_for(question)
+        if recorded is None:
+            recorded = Answer.objects.create(attempt=state.attempt, question=question, **fields)
+        elif not response.same_as(recorded):
+            Answer.objects.filter(pk=recorded.pk).update(answered_at=timezone.now(), **fields)
             for name, value in fields.items():
                 setattr(recorded, name, value)
-        return recorded
-    try:
-        with transaction.atomic():
-            answer = Answer.objects.create(attempt=state.attempt, question=question, **fields)
-    except IntegrityError:
-        # A second tab saved a pick for it a moment ago: change that one instead.
-        answer = Answer.objects.get(attempt=state.attempt, question=question)
-        return _save(state, question, response, answer)
-    state.answers[question.pk] = answer
-    return answer
+    _resolve(recorded, question, state.content)
+    state.answers = {**locked.answers, question.pk: recorded}
+    return recorded
 
 
-def _finish(state: AttemptState) -> None:
+def _finish_exam(state: AttemptState, *, now: datetime | None = None) -> bool:
+    """Finish an exam attempt on its answers as saved now, under the attempt's lock
+    (`_locked`). False if it was finished meanwhile."""
     attempt = state.attempt
-    attempt.finished_at = timezone.now()
+    with transaction.atomic():
+        locked = _locked(state)
+        if locked is None:
+            attempt.refresh_from_db(fields=["finished_at", "score", "total"])
+            return False
+        state.answers = locked.answers
+        _finish(state, now=now)
+    return True
+
+
+def _finish(state: AttemptState, *, now: datetime | None = None) -> None:
+    attempt = state.attempt
+    now = now or timezone.now()
+    # An attempt closed after its deadline ended at the deadline, not when it was noticed.
+    attempt.finished_at = min(now, attempt.deadline) if attempt.deadline else now
     attempt.score = state.score
     attempt.total = state.content.count
     attempt.save(update_fields=["finished_at", "score", "total"])

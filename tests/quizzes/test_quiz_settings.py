@@ -17,6 +17,7 @@ from quizzes.attempts import (
     attempt_settle,
     attempt_start,
     attempt_state,
+    attempt_submit_all,
     step_submit,
 )
 from quizzes.availability import DEADLINE_GRACE
@@ -561,3 +562,93 @@ def test_the_seed_quizzes_stay_immediate_untimed_unlimited_and_unshuffled(seed_q
     for quiz in seed_quizzes:
         assert (quiz.feedback, quiz.time_limit, quiz.max_attempts) == ("immediate", None, None)
         assert (quiz.opens_at, quiz.closes_at, quiz.shuffle_choices) == (None, None, False)
+
+
+# --- Two tabs on one exam, and the time an overdue attempt ended ----------------------------
+
+
+def test_a_submit_counts_an_answer_changed_in_another_tab_after_its_page_was_read(learner, exam):
+    attempt = attempt_start(user=learner, quiz=exam)
+    first = exam.questions.get(position=1)
+    step_submit(
+        state=attempt_state(attempt),
+        number=1,
+        question_id=first.pk,
+        choice_id=wrong_choice(first).pk,
+    )
+    submitting_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))  # read, wrong saved
+    changing_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))
+    changed = step_submit(
+        state=changing_tab, number=1, question_id=first.pk, choice_id=correct_choice(first).pk
+    )
+    assert changed.step is Step.SAVED
+
+    assert attempt_submit_all(state=submitting_tab)
+
+    attempt.refresh_from_db()
+    assert attempt.score == 1 and Answer.objects.get(attempt=attempt).is_correct
+    assert submitting_tab.answer_for(first).is_correct  # the result shows what was scored
+
+
+def test_an_answer_saved_from_a_tab_read_before_the_submit_is_refused(learner, exam):
+    attempt = attempt_start(user=learner, quiz=exam)
+    first, second = exam.questions.order_by("position")[:2]
+    late_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))
+    assert attempt_submit_all(state=attempt_state(Attempt.objects.get(pk=attempt.pk)))
+
+    for question in (first, second):
+        outcome = step_submit(
+            state=late_tab,
+            number=question.position,
+            question_id=question.pk,
+            choice_id=correct_choice(question).pk,
+        )
+        assert outcome.step is Step.REFUSED
+        assert outcome.message == "This attempt is finished; it accepts no more answers."
+    assert not Answer.objects.filter(attempt=attempt).exists()
+    attempt.refresh_from_db()
+    assert attempt.score == 0
+
+
+def test_a_second_submit_from_another_tab_changes_nothing(learner, exam):
+    attempt = attempt_start(user=learner, quiz=exam)
+    first_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))
+    second_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))
+    assert attempt_submit_all(state=first_tab)
+    finished_at = Attempt.objects.get(pk=attempt.pk).finished_at
+
+    assert not attempt_submit_all(state=second_tab)
+
+    assert second_tab.attempt.finished_at == finished_at
+    assert Attempt.objects.get(pk=attempt.pk).finished_at == finished_at
+
+
+def test_an_overdue_attempt_closed_later_ended_at_its_deadline(learner, timed):
+    attempt = attempt_start(user=learner, quiz=timed)
+    deadline = timezone.now() - timedelta(hours=3)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=deadline)
+
+    call_command("close_overdue_attempts", verbosity=0)
+
+    attempt.refresh_from_db()
+    assert attempt.finished_at == deadline
+
+
+def test_an_attempt_noticed_past_its_deadline_ended_at_the_deadline(learner, timed):
+    attempt = attempt_start(user=learner, quiz=timed)
+
+    assert attempt_settle(state=attempt_state(attempt), now=attempt.deadline + DEADLINE_GRACE * 3)
+
+    attempt.refresh_from_db()
+    assert attempt.finished_at == attempt.deadline
+
+
+def test_an_exam_submitted_in_time_ends_when_it_was_submitted(learner):
+    quiz = make_quiz(questions=2, feedback=Quiz.Feedback.DEFERRED, time_limit=timedelta(minutes=20))
+    attempt = attempt_start(user=learner, quiz=quiz)
+    before = timezone.now()
+
+    assert attempt_submit_all(state=attempt_state(attempt))
+
+    attempt.refresh_from_db()
+    assert before <= attempt.finished_at <= timezone.now() < attempt.deadline
