@@ -179,11 +179,19 @@ class QuizAdmin(
     change_form_template = "admin/quizzes/quiz/change_form.html"
     actions = ["export_gift", "export_attempts_csv"]
 
-    @admin.display(description=_("questions"))
+    @admin.display(description=_("questions"), ordering="question_total")
     def question_count(self, quiz: Quiz) -> int:
-        return quiz.questions.count()
+        return quiz.question_total or 0
 
     def get_queryset(self, request):
+        # Counts as subqueries of the list's one statement, not a statement per row.
+        questions = (
+            Question.objects.filter(quiz=OuterRef("pk"))
+            .order_by()
+            .values("quiz")
+            .annotate(count=Count("pk"))
+            .values("count")
+        )
         open_reports = (
             QuestionReport.objects.open()
             .filter(question__quiz=OuterRef("pk"))
@@ -192,7 +200,11 @@ class QuizAdmin(
             .annotate(count=Count("pk"))
             .values("count")
         )
-        return super().get_queryset(request).annotate(open_report_count=Subquery(open_reports))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(open_report_count=Subquery(open_reports), question_total=Subquery(questions))
+        )
 
     @admin.display(description=_("open reports"), ordering="open_report_count")
     def open_reports(self, quiz: Quiz):

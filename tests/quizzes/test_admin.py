@@ -3,11 +3,13 @@
 import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Choice, Question, Quiz
 from tests.admin_posts import inline
-from tests.factories import make_guide, make_user, wrong_choice
+from tests.factories import make_guide, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
 
@@ -219,3 +221,16 @@ def test_the_admin_refuses_to_delete_a_question_learners_answered(admin_client, 
     assert "protected" in page
     admin_client.post(f"/en/admin/quizzes/question/{question.pk}/delete/", {"post": "yes"})
     assert Question.objects.filter(pk=question.pk).exists()
+
+
+def test_the_quiz_list_counts_questions_in_as_many_statements_for_many_quizzes(admin_client):
+    make_quiz(questions=2)
+    with CaptureQueriesContext(connection) as few:
+        page = admin_client.get("/en/admin/quizzes/quiz/").content.decode()
+    assert '<td class="field-question_count">2</td>' in page
+    for questions in (1, 3, 5, 7):
+        make_quiz(questions=questions)
+    with CaptureQueriesContext(connection) as many:
+        page = admin_client.get("/en/admin/quizzes/quiz/?o=7").content.decode()
+    assert '<td class="field-question_count">7</td>' in page
+    assert len(many) == len(few)
