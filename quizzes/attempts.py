@@ -276,12 +276,15 @@ def attempt_submit_all(*, state: AttemptState) -> bool:
     return _finish_exam(state)
 
 
-def attempts_close_overdue(*, now: datetime | None = None) -> int:
+def attempts_close_overdue(*, now: datetime | None = None, user: User | None = None) -> int:
     """Finish every attempt in progress past its deadline (`close_overdue_attempts`, run by
-    cron); returns how many. Each is scored on what was saved in time."""
+    cron), or every one of `user`'s (their history, before it shows them); returns how many.
+    Each is scored on what was saved in time."""
     now = now or timezone.now()
     closed = 0
     overdue = Attempt.objects.in_progress().filter(deadline__lt=now - DEADLINE_GRACE)
+    if user is not None:
+        overdue = overdue.filter(user=user)
     for attempt in overdue.select_related("quiz").iterator():
         with transaction.atomic():
             locked = Attempt.objects.select_for_update().get(pk=attempt.pk)

@@ -13,14 +13,12 @@ from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .models import Attempt, Quiz, QuizOverride
+from .models import DEADLINE_GRACE, Attempt, Quiz, QuizOverride
+
+__all__ = ["DEADLINE_GRACE", "Availability", "quiz_availability"]
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
-
-# Answers may arrive this late after an attempt's deadline: the time a submit takes to cross
-# the network. Documented in the README.
-DEADLINE_GRACE = timedelta(seconds=10)
 
 
 @dataclass

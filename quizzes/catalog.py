@@ -167,9 +167,9 @@ def catalog_quizzes(
         quizzes = quizzes.filter(guide__slug=guide)
     if status and user.is_authenticated:
         mine = Attempt.objects.filter(user=user, quiz=OuterRef("pk"))
-        started, open_ = Exists(mine), Exists(mine.in_progress())
+        started, open_ = Exists(mine), Exists(mine.running())
         # As the cards show it: an attempt in progress makes a quiz "in progress", even if
-        # an earlier attempt finished.
+        # an earlier attempt finished; one past its deadline is over.
         quizzes = quizzes.filter(
             {
                 Progress.NOT_STARTED: ~started,

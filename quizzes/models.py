@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -440,9 +441,28 @@ def validate_numerical_answers(answers: list[tuple[int | None, Decimal]]) -> Non
         raise ValidationError(errors)
 
 
+# Answers may arrive this late after an attempt's deadline: the time a submit takes to cross
+# the network. Documented in the README (as quizzes.availability.DEADLINE_GRACE).
+DEADLINE_GRACE = timedelta(seconds=10)
+
+
+def _running(now: datetime | None = None) -> Q:
+    """Unfinished and not past its deadline and grace (an overdue attempt takes no answer and
+    is finished as soon as something reads it)."""
+    now = now or timezone.now()
+    return Q(finished_at__isnull=True) & (
+        Q(deadline__isnull=True) | Q(deadline__gte=now - DEADLINE_GRACE)
+    )
+
+
 class AttemptQuerySet(models.QuerySet["Attempt"]):
     def in_progress(self) -> AttemptQuerySet:
+        """Unfinished, overdue ones included: see `running`."""
         return self.filter(finished_at__isnull=True)
+
+    def running(self, now: datetime | None = None) -> AttemptQuerySet:
+        """Unfinished and still taking answers: what a learner is shown as "in progress"."""
+        return self.filter(_running(now))
 
     def finished(self) -> AttemptQuerySet:
         return self.filter(finished_at__isnull=False)
@@ -453,12 +473,15 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         return self.finished().annotate(ratio=ratio).order_by("-ratio", "-finished_at")
 
     def progress_by_quiz(self) -> dict[int, dict]:
-        """For one learner's attempts, per quiz id: attempts in progress, attempts finished,
-        and the best attempt's score out of its own total (`best_score`, `best_total`), as
+        """For one learner's attempts, per quiz id: attempts in progress (`running`), overdue,
+        finished, and the best attempt's score out of its own total (`best_score`, `best_total`), as
         `best_first` ranks them."""
         best = self.model.objects.filter(user=OuterRef("user"), quiz=OuterRef("quiz")).best_first()
+        running = _running()
         rows = self.values("user", "quiz").annotate(
-            in_progress=Count("pk", filter=Q(finished_at__isnull=True)),
+            in_progress=Count("pk", filter=running),
+            # Past their deadline, not finished yet because nothing has read them since.
+            overdue=Count("pk", filter=Q(finished_at__isnull=True) & ~running),
             finished=Count("pk", filter=Q(finished_at__isnull=False)),
             best_score=Subquery(best.values("score")[:1]),
             best_total=Subquery(best.values("total")[:1]),

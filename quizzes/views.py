@@ -39,6 +39,7 @@ from .attempts import (
     attempt_start,
     attempt_state,
     attempt_submit_all,
+    attempts_close_overdue,
     step_submit,
 )
 from .availability import DEADLINE_GRACE, quiz_availability
@@ -473,6 +474,9 @@ def attempt_result(request: LearnerRequest, pk: int) -> HttpResponse:
 @require_safe
 @learner_required
 def history(request: LearnerRequest) -> HttpResponse:
+    # Attempts past their deadline are over: scored before they are listed (one statement
+    # when there are none).
+    attempts_close_overdue(user=request.user)
     attempts = (
         Attempt.objects.filter(user=request.user)
         .select_related("quiz")

@@ -62,7 +62,9 @@ BUDGET = {
     # card read and moved, the answer written, the next card due.
     "review step": 4,
     "review answer": 6,
-    "history": 8,
+    # The user, its attempts past their deadline (finished before they are listed), the page
+    # and its count, the summaries, the chart, the guides' mastery (two), the reviews due.
+    "history": 9,
 }
 
 SMALL = {"questions": 3, "history": 1}

@@ -652,3 +652,36 @@ def test_an_exam_submitted_in_time_ends_when_it_was_submitted(learner):
 
     attempt.refresh_from_db()
     assert before <= attempt.finished_at <= timezone.now() < attempt.deadline
+
+
+def test_the_catalog_says_time_is_up_for_an_attempt_past_its_deadline(
+    learner_client, timed, overdue
+):
+    card = learner_client.get("/en/").content.decode()
+
+    assert "Time is up" in card and 'state--progress">In progress' not in card
+    assert learner_client.get("/en/?status=in-progress").content.decode().count(timed.slug) == 0
+    assert timed.slug in learner_client.get("/en/?status=finished").content.decode()
+    assert "انتهى الوقت" in learner_client.get("/ar/").content.decode()
+
+
+def test_the_history_finishes_and_scores_an_attempt_past_its_deadline(
+    learner_client, timed, overdue
+):
+    first = timed.questions.get(position=1)
+    Answer.objects.create(
+        attempt=overdue,
+        question=first,
+        choice=correct_choice(first),
+        correct_choice=correct_choice(first),
+        fraction=1,
+        is_correct=True,
+        answered_at=overdue.deadline - timedelta(minutes=1),
+    )
+
+    page = learner_client.get("/en/attempts/").content.decode()
+
+    overdue.refresh_from_db()
+    assert overdue.is_finished and (overdue.score, overdue.total) == (1, 3)
+    assert overdue.finished_at == overdue.deadline
+    assert "In progress" not in page and "1 / 3" in page
