@@ -381,6 +381,8 @@ def _render_step(
         "saved": saved,
         "is_last": number == state.content.count,
         "progress_percent": round(100 * state.answered_count / state.content.count),
+        # The countdown sends the learner to the result once the grace has passed too.
+        "deadline_grace_seconds": round(DEADLINE_GRACE.total_seconds()),
     }
     template = _partial(request, TAKE_TEMPLATE, "step")
     return render(request, template, context, status=status)

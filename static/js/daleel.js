@@ -52,11 +52,13 @@
   // already says it as text; this keeps it current, and speaks only at 5 and 1 minutes left
   // (a screen reader told every second would hear nothing else).
   var timerInterval = null;
+  var timeUp = null;
   function pad(number) {
     return (number < 10 ? "0" : "") + number;
   }
   function startTimer() {
     if (timerInterval) window.clearInterval(timerInterval);
+    if (timeUp) window.clearTimeout(timeUp);
     var timer = document.querySelector(".timer[data-deadline]");
     if (!timer) return;
     // The deadline on this device's clock, which may be minutes off the server's: shifted
@@ -81,7 +83,22 @@
           if (announcer && words) announcer.textContent = words;
         }
       });
-      if (seconds === 0) window.clearInterval(timerInterval);
+      if (seconds === 0) over();
+    }
+    // At 0:00 the learner hears that time is up; once the server's grace for answers on
+    // their way has passed too, the attempt's own address shows its result (the server
+    // finishes it on that request).
+    function over() {
+      window.clearInterval(timerInterval);
+      var announcer = document.getElementById("announcer");
+      var words = timer.getAttribute("data-say-0");
+      if (announcer && words && !spoken[0]) announcer.textContent = words;
+      spoken[0] = true;
+      var grace = 1000 * (parseInt(timer.getAttribute("data-grace"), 10) || 0);
+      var wait = Math.max(0, deadline + grace + 1000 - Date.now());
+      timeUp = window.setTimeout(function () {
+        window.location.assign(timer.getAttribute("data-over"));
+      }, wait);
     }
     // Marks already passed when the page loads are not spoken again.
     var left = (deadline - Date.now()) / 60000;

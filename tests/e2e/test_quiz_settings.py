@@ -91,3 +91,29 @@ def test_a_time_left_of_hours_counts_down_in_hours_minutes_and_seconds(page: Pag
     page.locator(".quiz-actions button[type=submit]").click()
 
     expect(page.locator(".timer__value")).to_have_text(re.compile(r"^1:(29|30):\d\d$"))
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_at_the_deadline_the_page_says_time_is_up_and_then_shows_the_result(
+    page: Page, signed_in, quiz, console_errors, lang
+):
+    Quiz.objects.filter(pk=quiz.pk).update(time_limit=timedelta(minutes=20))
+    key = support.answer_key(quiz, lang)
+    page.goto(f"/{lang}/quizzes/{quiz.slug}/")
+    page.locator(".quiz-actions button[type=submit]").click()
+    page.get_by_role("radio", name=key[0].right).check()
+    page.locator("#quiz-area form.question button[type=submit]").click()
+    expect(page.locator("#quiz-area .feedback")).to_be_visible()
+    # The deadline comes near; the next step's page counts down to it.
+    attempt = Attempt.objects.get(user=signed_in, quiz=quiz)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() + timedelta(seconds=2))
+    page.goto(f"/{lang}/attempts/{attempt.pk}/questions/2/")
+
+    said = "Time is up" if lang == "en" else "انتهى الوقت"
+    expect(page.locator("#announcer")).to_have_text(said, timeout=5_000)
+    # Nothing else to press: after the server's grace the result comes by itself.
+    expect(page).to_have_url(re.compile(rf"/{lang}/attempts/{attempt.pk}/result/$"), timeout=20_000)
+    attempt.refresh_from_db()
+    assert attempt.is_finished and attempt.score == 1
+    score = "1 / 8" if lang == "en" else "1 من 8"
+    assert score in page.locator("main").inner_text()
