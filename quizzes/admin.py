@@ -179,19 +179,12 @@ class QuizAdmin(
     change_form_template = "admin/quizzes/quiz/change_form.html"
     actions = ["export_gift", "export_attempts_csv"]
 
-    @admin.display(description=_("questions"), ordering="question_total")
+    @admin.display(description=_("questions"), ordering="question_count")
     def question_count(self, quiz: Quiz) -> int:
-        return quiz.question_total or 0
+        return quiz.question_count or 0
 
     def get_queryset(self, request):
         # Counts as subqueries of the list's one statement, not a statement per row.
-        questions = (
-            Question.objects.filter(quiz=OuterRef("pk"))
-            .order_by()
-            .values("quiz")
-            .annotate(count=Count("pk"))
-            .values("count")
-        )
         open_reports = (
             QuestionReport.objects.open()
             .filter(question__quiz=OuterRef("pk"))
@@ -203,7 +196,8 @@ class QuizAdmin(
         return (
             super()
             .get_queryset(request)
-            .annotate(open_report_count=Subquery(open_reports), question_total=Subquery(questions))
+            .with_question_count()
+            .annotate(open_report_count=Subquery(open_reports))
         )
 
     @admin.display(description=_("open reports"), ordering="open_report_count")

@@ -20,7 +20,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, IntegerField, OrderBy, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, IntegerField, OrderBy, OuterRef, Subquery
 from django.forms.utils import flatatt
 from django.http import QueryDict
 from django.template.loader import render_to_string
@@ -30,7 +30,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .mastery import Level, answered_quiz_levels, guide_levels, quiz_levels
-from .models import Attempt, Guide, Question, Quiz, catalog_title
+from .models import Attempt, Guide, Quiz, QuizQuerySet, catalog_title
 from .search import search_words
 
 if TYPE_CHECKING:
@@ -155,10 +155,10 @@ def catalog_quizzes(
     guide: str = "",
     status: str = "",
     mastery: str = "",
-) -> QuerySet[Quiz]:
+) -> QuizQuerySet:
     """Published quizzes matching a search (every word, in either language) and filters;
     the learner's own filters (progress, mastery) only for a signed-in learner."""
-    quizzes: QuerySet[Quiz] = Quiz.objects.published()
+    quizzes: QuizQuerySet = Quiz.objects.published()
     for word in search_words(query):
         quizzes = quizzes.filter(search_text__contains=word)
     if difficulty:
@@ -211,9 +211,9 @@ def guides_with_counts(*, user: User | AnonymousUser) -> list[Guide]:
     return guides
 
 
-def guide_quizzes(guide: Guide) -> QuerySet[Quiz]:
+def guide_quizzes(guide: Guide) -> QuizQuerySet:
     """The guide's published quizzes in the guide's order."""
-    quizzes: QuerySet[Quiz] = Quiz.objects.published().filter(guide=guide)
+    quizzes: QuizQuerySet = Quiz.objects.published().filter(guide=guide)
     return quizzes.order_by("guide_position", "title_en", "pk")
 
 
@@ -270,7 +270,7 @@ class Listing:
 
 
 def listing_page(
-    quizzes: QuerySet[Quiz],
+    quizzes: QuizQuerySet,
     *,
     user: User | AnonymousUser,
     page: str | None,
@@ -278,16 +278,7 @@ def listing_page(
 ) -> Listing:
     """One page of `quizzes`, each with its question count and, signed in, the learner's
     progress (`quiz.progress`, see `AttemptQuerySet.progress_by_quiz`)."""
-    questions = (
-        Question.objects.filter(quiz=OuterRef("pk"))
-        .order_by()
-        .values("quiz")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    quizzes = quizzes.select_related("guide").annotate(
-        question_count=Subquery(questions, output_field=IntegerField())
-    )
+    quizzes = quizzes.select_related("guide").with_question_count()
     current = Paginator(quizzes, PER_PAGE).get_page(page)
     shown = list(current.object_list)
     if user.is_authenticated and shown:

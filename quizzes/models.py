@@ -65,6 +65,17 @@ class QuizQuerySet(models.QuerySet["Quiz"]):
         has_questions = Exists(Question.objects.filter(quiz=OuterRef("pk")))
         return self.filter(has_questions, is_published=True)
 
+    def with_question_count(self) -> QuizQuerySet:
+        """Each quiz with `question_count`, a subquery of the same statement (None: none)."""
+        count = (
+            Question.objects.filter(quiz=OuterRef("pk"))
+            .order_by()
+            .values("quiz")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        return self.annotate(question_count=Subquery(count, output_field=models.IntegerField()))
+
 
 class QuizManager(models.Manager.from_queryset(QuizQuerySet)):
     def get_by_natural_key(self, slug: str) -> Quiz:
