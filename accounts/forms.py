@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from .mail import email_changed_notice
 from .models import Profile
 from .usernames import skeleton
 
@@ -114,7 +115,9 @@ class ProfileForm(forms.Form):
         return cleaned
 
     def save(self) -> bool:
-        """Store the changes; False (and a form error) if the address was taken meanwhile."""
+        """Store the changes; False (and a form error) if the address was taken meanwhile.
+        A changed address is told to the old one (`accounts.mail.email_changed_notice`)."""
+        old_email = self.user.email
         try:
             with transaction.atomic():
                 self.user.email = self.cleaned_data["email"]
@@ -124,6 +127,10 @@ class ProfileForm(forms.Form):
         except IntegrityError:
             self.add_error("email", forms.ValidationError(EMAIL_TAKEN, code="email_taken"))
             return False
+        if old_email and old_email.casefold() != self.user.email.casefold():
+            email_changed_notice(
+                user=self.user, old_email=old_email, language=self.profile.language
+            )
         return True
 
 

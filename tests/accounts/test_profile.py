@@ -177,3 +177,73 @@ def test_the_admin_refuses_an_email_another_account_uses(admin_client):
     assert "Another account uses this email address" in response.content.decode()
     huda.refresh_from_db()
     assert huda.email == "" and omar.email == "omar@example.org"
+
+
+def test_the_old_address_is_told_when_the_email_changes(huda_client, huda, mailoutbox):
+    response = huda_client.post(
+        "/en/accounts/profile/", {"email": "new@example.org", "password": PASSWORD}
+    )
+
+    assert response.status_code == 302
+    [notice] = mailoutbox
+    assert notice.to == ["huda@example.org"]
+    assert notice.subject == "The email address of your Daleel account changed"
+    assert "Hello huda," in notice.body and "choose a new password" in notice.body
+    # Whoever changed it is not told where the old address's mail would have gone.
+    assert "new@example.org" not in notice.body
+
+
+def test_the_notice_is_in_the_learners_preferred_language(huda_client, huda, mailoutbox):
+    huda_client.post(
+        "/en/accounts/profile/",
+        {"email": "other@example.org", "language": "ar", "password": PASSWORD},
+    )
+
+    [notice] = mailoutbox
+    assert notice.subject == "تغيّر البريد الإلكتروني لحسابك في دليل"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"email": "HUDA@example.org"}, {"email": "huda@example.org", "language": "ar"}],
+    ids=["only its case", "the language"],
+)
+def test_no_notice_when_the_address_stays(huda_client, mailoutbox, change):
+    response = huda_client.post("/en/accounts/profile/", {**change, "password": PASSWORD})
+
+    assert response.status_code == 302
+    assert mailoutbox == []
+
+
+def test_no_notice_for_an_account_that_had_no_address(mailoutbox):
+    learner = make_user("sami", email="")
+    client = Client()
+    client.force_login(learner)
+
+    client.post("/en/accounts/profile/", {"email": "sami@example.org", "password": PASSWORD})
+
+    learner.refresh_from_db()
+    assert learner.email == "sami@example.org" and mailoutbox == []
+
+
+def test_a_failing_mail_server_neither_undoes_the_change_nor_fails_the_page(
+    huda_client, huda, settings, caplog
+):
+    settings.MAILERS = {"default": {"BACKEND": "tests.accounts.test_profile.FailingBackend"}}
+
+    response = huda_client.post(
+        "/en/accounts/profile/", {"email": "new@example.org", "password": PASSWORD}
+    )
+
+    assert response.status_code == 302
+    huda.refresh_from_db()
+    assert huda.email == "new@example.org"
+    assert "email-change notice" in caplog.text
+
+
+class FailingBackend:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def send_messages(self, messages):
+        raise ConnectionRefusedError("no mail server")
