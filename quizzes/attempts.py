@@ -25,9 +25,9 @@ from django.utils.translation import gettext_lazy as _
 from . import grading
 from .availability import DEADLINE_GRACE, quiz_availability
 from .content import QuizContent, quiz_content, quiz_content_of
+from .grading import Response
 from .models import Answer, Attempt, Choice, ChoiceVerdict, Question, Quiz
 from .review import (
-    REVIEWABLE_KINDS,
     card_record_quiz_answer,
     cards_of_quiz_exist,
     cards_record_answers,
@@ -334,28 +334,6 @@ def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Att
         return Attempt.objects.in_progress().get(user=user, quiz=quiz)
 
 
-@dataclass(frozen=True)
-class Response:
-    """What the learner sent for one question: the choices ticked (one for a single-answer or
-    true/false question), or the number typed (already read by `grading.parse_number`)."""
-
-    choice_ids: tuple[int, ...] = ()
-    number: Decimal | None = None
-
-    @classmethod
-    def of(cls, response: Response | None, choice_id: int | None) -> Response:
-        if response is not None:
-            return response
-        return cls(choice_ids=(choice_id,) if choice_id is not None else ())
-
-    def same_as(self, answer: Answer) -> bool:
-        """Whether `answer` records this very response (a double click, not a change)."""
-        if self.number is not None:
-            return answer.number == self.number
-        recorded = [answer.choice_id] if answer.choice_id is not None else answer.choice_ids
-        return set(recorded) == set(self.choice_ids)
-
-
 class Step(enum.Enum):
     """What became of a posted step; the view maps each to a response."""
 
@@ -499,46 +477,13 @@ def answer_record(
     return AnswerOutcome(answer=answer, created=created, state=state)
 
 
-def _grade(question: Question, response: Response, state: AttemptState) -> dict[str, Any]:
-    """The Answer's fields for `response`; AttemptError when it does not fit the question
-    (a choice not its own, two choices for one answer, a number for a choice)."""
-    fields: dict[str, Any] = {
-        "choice": None,
-        "correct_choice": None,
-        "choice_ids": [],
-        "number": None,
-        "key": {},
-    }
-    kind = question.kind
-    if kind == Question.Kind.NUMERICAL:
-        if response.number is None or response.choice_ids:
-            raise AttemptError(_("Type a number."))
-        if not question.numerical_answers.all():
-            # Only reachable if content was written around the admin's validation.
-            raise AttemptError(_("This question is being revised; please try again later."))
-        grade = grading.grade_number(question, response.number)
-        fields.update(number=response.number, key=grade.key)
-    else:
-        ids = list(dict.fromkeys(response.choice_ids))
-        found = [state.content.choice(question, pk) for pk in ids]
-        chosen = [choice for choice in found if choice is not None]
-        if response.number is not None or not chosen or len(chosen) != len(found):
-            raise AttemptError(_("Choose one of this question's answers."))
-        if kind != Question.Kind.MULTIPLE and len(chosen) != 1:
-            raise AttemptError(_("Choose one of this question's answers."))
-        grade = grading.grade_choices(question, chosen)
-        if kind == Question.Kind.MULTIPLE:
-            if not any(choice.fraction > 0 for choice in question.choices.all()):
-                raise AttemptError(_("This question is being revised; please try again later."))
-            order = [c.pk for c in question.choices.all() if c.pk in set(ids)]
-            fields.update(choice_ids=order, key=grade.key)
-        else:
-            if grade.correct_choice is None:
-                # Only reachable if content was written around the admin's validation.
-                raise AttemptError(_("This question is being revised; please try again later."))
-            fields.update(choice=chosen[0], correct_choice=grade.correct_choice)
-    fields.update(fraction=grade.fraction, is_correct=grade.fraction == 1)
-    return fields
+def _grade(question: Question, response: Response) -> dict[str, Any]:
+    """The Answer's fields for `response` (quizzes.grading); AttemptError, writing nothing,
+    when it does not fit the question."""
+    try:
+        return grading.grade_response(question, response)
+    except grading.Unanswerable as refusal:
+        raise AttemptError(refusal.message) from None
 
 
 def _record(
@@ -554,11 +499,11 @@ def _record(
     answer to commit stands, and only the request that records the last answer finishes.
     """
     attempt = state.attempt
-    fields = _grade(question, response, state)
+    fields = _grade(question, response)
     try:
         with transaction.atomic():
             answer = Answer.objects.create(attempt=attempt, question=question, **fields)
-            if not attempt.is_deferred and question.kind in REVIEWABLE_KINDS:
+            if not attempt.is_deferred:
                 card_record_quiz_answer(
                     user_id=attempt.user_id,
                     question_id=question.pk,
@@ -585,7 +530,7 @@ def _record(
 def _save(state: AttemptState, question: Question, response: Response) -> Answer:
     """Exam mode: save the learner's response to `question`, or change the one saved, under
     the attempt's lock (`_locked`): refused once the attempt is finished."""
-    fields = _grade(question, response, state)
+    fields = _grade(question, response)
     with transaction.atomic():
         locked = _locked(state)
         if locked is None:
@@ -633,6 +578,5 @@ def _finish(state: AttemptState, *, now: datetime | None = None) -> None:
             answers=[
                 (answer.question_id, answer.is_correct, answer.answered_at)
                 for answer in state.answers.values()
-                if answer.question.kind in REVIEWABLE_KINDS
             ],
         )

@@ -11,7 +11,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from .models import Choice, NumericalAnswer, Question
@@ -129,3 +131,77 @@ def format_mark(value: Decimal | int | float | None) -> str:
     rounded = Decimal(str(value)).quantize(Decimal("0.01"))
     text = f"{rounded:f}".rstrip("0").rstrip(".")
     return "0" if text in {"", "-0"} else text
+
+
+@dataclass(frozen=True)
+class Response:
+    """What the learner sent for one question: the choices ticked (one for a single-answer or
+    true/false question), or the number typed (already read by `parse_number`)."""
+
+    choice_ids: tuple[int, ...] = ()
+    number: Decimal | None = None
+
+    @classmethod
+    def of(cls, response: Response | None, choice_id: int | None) -> Response:
+        if response is not None:
+            return response
+        return cls(choice_ids=(choice_id,) if choice_id is not None else ())
+
+    def same_as(self, answer: Any) -> bool:
+        """Whether `answer` (an Answer or a ReviewAnswer) records this very response (a
+        double click, not a change)."""
+        if self.number is not None:
+            return answer.number == self.number
+        recorded = [answer.choice_id] if answer.choice_id is not None else answer.choice_ids
+        return set(recorded) == set(self.choice_ids)
+
+
+class Unanswerable(Exception):
+    """A response that does not fit its question; `message` is for the learner."""
+
+    def __init__(self, message: str | Promise) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def grade_response(question: Question, response: Response) -> dict[str, Any]:
+    """The recorded fields of `response` to `question` (Answer's and ReviewAnswer's alike:
+    the choice, the right one, the choices ticked, the number, the key, the mark and
+    whether it is whole). Unanswerable when it does not fit the question (a choice not its
+    own, two choices for one answer, a number for a choice)."""
+    fields: dict[str, Any] = {
+        "choice": None,
+        "correct_choice": None,
+        "choice_ids": [],
+        "number": None,
+        "key": {},
+    }
+    kind = question.kind
+    if kind == Question.Kind.NUMERICAL:
+        if response.number is None or response.choice_ids:
+            raise Unanswerable(_("Type a number."))
+        if not question.numerical_answers.all():
+            # Only reachable if content was written around the admin's validation.
+            raise Unanswerable(_("This question is being revised; please try again later."))
+        grade = grade_number(question, response.number)
+        fields.update(number=response.number, key=grade.key)
+    else:
+        choices = {choice.pk: choice for choice in question.choices.all()}
+        ids = list(dict.fromkeys(response.choice_ids))
+        chosen = [choices[pk] for pk in ids if pk in choices]
+        if response.number is not None or not chosen or len(chosen) != len(ids):
+            raise Unanswerable(_("Choose one of this question's answers."))
+        if kind != Question.Kind.MULTIPLE and len(chosen) != 1:
+            raise Unanswerable(_("Choose one of this question's answers."))
+        grade = grade_choices(question, chosen)
+        if kind == Question.Kind.MULTIPLE:
+            if not any(choice.fraction > 0 for choice in choices.values()):
+                raise Unanswerable(_("This question is being revised; please try again later."))
+            fields.update(choice_ids=[pk for pk in choices if pk in set(ids)], key=grade.key)
+        else:
+            if grade.correct_choice is None:
+                # Only reachable if content was written around the admin's validation.
+                raise Unanswerable(_("This question is being revised; please try again later."))
+            fields.update(choice=chosen[0], correct_choice=grade.correct_choice)
+    fields.update(fraction=grade.fraction, is_correct=grade.fraction == 1)
+    return fields

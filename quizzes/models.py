@@ -3,6 +3,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -599,7 +600,70 @@ class QuizOverride(models.Model):
         return f"{self.user} · {self.quiz}"
 
 
-class Answer(models.Model):
+class RecordedResponse:
+    """What an Answer and a ReviewAnswer both say of a recorded response: its verdict, each
+    choice's, and a number's accepted values and feedback, all as they stood when it was
+    recorded. Needs `question`, `choice_id`, `correct_choice_id`, `choice_ids`, `key`,
+    `number`, `fraction` and `is_correct`."""
+
+    question: Question
+    choice_id: int | None
+    correct_choice_id: int | None
+    choice_ids: list[int]
+    key: Any
+    number: Decimal | None
+    fraction: Decimal
+    is_correct: bool
+
+    @property
+    def is_partly_correct(self) -> bool:
+        return 0 < self.fraction < 1
+
+    @property
+    def verdict(self) -> str:
+        """ "right", "partly" or "wrong": the whole mark, some of it, or none."""
+        if self.is_correct:
+            return "right"
+        return "partly" if self.fraction > 0 else "wrong"
+
+    def choice_verdicts(self, choices) -> list[ChoiceVerdict]:
+        """Every choice of the question with whether the learner ticked it and whether it was
+        right when they answered (a later change of the key changes neither)."""
+        if self.question.kind == Question.Kind.MULTIPLE:
+            ticked = set(self.choice_ids)
+            weights = {int(pk): Decimal(weight) for pk, weight in (self.key or {}).items()}
+            return [
+                ChoiceVerdict(c, c.pk in ticked, weights.get(c.pk, c.fraction) > 0) for c in choices
+            ]
+        return [
+            ChoiceVerdict(c, c.pk == self.choice_id, c.pk == self.correct_choice_id)
+            for c in choices
+        ]
+
+    @property
+    def accepted_numbers(self) -> list[str]:
+        """A numerical question's numbers worth the whole mark when the learner answered."""
+        return [
+            f"{value} ± {tolerance}" if Decimal(tolerance) else value
+            for value, tolerance, fraction, _pk in self.key or []
+            if Decimal(fraction) == FULL_MARK
+        ]
+
+    def number_feedback(self) -> NumericalAnswer | None:
+        """The accepted number the response fell in when the learner answered, for its
+        feedback (None if it fell in none, or that number has been deleted since)."""
+        best = None
+        for value, tolerance, fraction, pk in self.key or []:
+            if abs(self.number - Decimal(value)) <= Decimal(tolerance) and (
+                best is None or Decimal(fraction) > best[0]
+            ):
+                best = (Decimal(fraction), pk)
+        if best is None:
+            return None
+        return next((a for a in self.question.numerical_answers.all() if a.pk == best[1]), None)
+
+
+class Answer(RecordedResponse, models.Model):
     attempt = models.ForeignKey(
         Attempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt")
     )
@@ -658,53 +722,6 @@ class Answer(models.Model):
         response = self.choice_id or self.choice_ids or self.number
         return f"{self.attempt_id}: {self.question_id} → {response}"
 
-    @property
-    def is_partly_correct(self) -> bool:
-        return 0 < self.fraction < 1
-
-    @property
-    def verdict(self) -> str:
-        """ "right", "partly" or "wrong": the whole mark, some of it, or none."""
-        if self.is_correct:
-            return "right"
-        return "partly" if self.fraction > 0 else "wrong"
-
-    def choice_verdicts(self, choices) -> list[ChoiceVerdict]:
-        """Every choice of the question with whether the learner ticked it and whether it was
-        right when they answered (a later change of the key changes neither)."""
-        if self.question.kind == Question.Kind.MULTIPLE:
-            ticked = set(self.choice_ids)
-            weights = {int(pk): Decimal(weight) for pk, weight in (self.key or {}).items()}
-            return [
-                ChoiceVerdict(c, c.pk in ticked, weights.get(c.pk, c.fraction) > 0) for c in choices
-            ]
-        return [
-            ChoiceVerdict(c, c.pk == self.choice_id, c.pk == self.correct_choice_id)
-            for c in choices
-        ]
-
-    @property
-    def accepted_numbers(self) -> list[str]:
-        """A numerical question's numbers worth the whole mark when the learner answered."""
-        return [
-            f"{value} ± {tolerance}" if Decimal(tolerance) else value
-            for value, tolerance, fraction, _pk in self.key or []
-            if Decimal(fraction) == FULL_MARK
-        ]
-
-    def number_feedback(self) -> NumericalAnswer | None:
-        """The accepted number the response fell in when the learner answered, for its
-        feedback (None if it fell in none, or that number has been deleted since)."""
-        best = None
-        for value, tolerance, fraction, pk in self.key or []:
-            if abs(self.number - Decimal(value)) <= Decimal(tolerance) and (
-                best is None or Decimal(fraction) > best[0]
-            ):
-                best = (Decimal(fraction), pk)
-        if best is None:
-            return None
-        return next((a for a in self.question.numerical_answers.all() if a.pk == best[1]), None)
-
 
 @dataclass(frozen=True)
 class ChoiceVerdict:
@@ -759,7 +776,7 @@ class ReviewCard(models.Model):
         return f"{self.user} · {self.question} · {self.due:%Y-%m-%d}"
 
 
-class ReviewAnswer(models.Model):
+class ReviewAnswer(RecordedResponse, models.Model):
     """One answer given in a review: statistics and mastery read these; no attempt changes."""
 
     user = models.ForeignKey(
@@ -789,6 +806,13 @@ class ReviewAnswer(models.Model):
         related_name="+",
         verbose_name=_("correct choice"),
     )
+    # As in Answer: several answers ticked, a number typed, the key when answered, the mark.
+    choice_ids = models.JSONField(_("choices ticked"), default=list, blank=True)
+    key = models.JSONField(_("key when answered"), default=dict, blank=True)
+    number = models.DecimalField(
+        _("number"), max_digits=20, decimal_places=10, null=True, blank=True
+    )
+    fraction = models.DecimalField(_("mark"), max_digits=5, decimal_places=4, default=Decimal(0))
     is_correct = models.BooleanField(_("correct"))
     answered_at = models.DateTimeField(_("answered"), default=timezone.now)
 
@@ -804,20 +828,8 @@ class ReviewAnswer(models.Model):
         indexes = [models.Index(fields=["user", "question"], name="review_answer_learner_idx")]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.question_id} → {self.choice_id}"
-
-    # Read by the answer's feedback, shared with the quiz step (components.html).
-    is_partly_correct = False
-
-    @property
-    def verdict(self) -> str:
-        return "right" if self.is_correct else "wrong"
-
-    def choice_verdicts(self, choices) -> list[ChoiceVerdict]:
-        return [
-            ChoiceVerdict(c, c.pk == self.choice_id, c.pk == self.correct_choice_id)
-            for c in choices
-        ]
+        response = self.choice_id or self.choice_ids or self.number
+        return f"{self.user} · {self.question_id} → {response}"
 
 
 class QuestionReportQuerySet(models.QuerySet["QuestionReport"]):

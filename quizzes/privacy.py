@@ -15,9 +15,25 @@ def iso(value) -> str | None:
     return value.isoformat() if value is not None else None
 
 
+def response_export(answer: Answer | ReviewAnswer) -> dict:
+    """What the learner answered, whatever the question's kind: the choice picked and the
+    right one, the choices ticked, or the number typed; and the mark it earned."""
+    by_pk = {choice.pk: choice.text for choice in answer.question.choices.all()}
+    return {
+        "choice": answer.choice.text if answer.choice else None,
+        "correct_choice": answer.correct_choice.text if answer.correct_choice else None,
+        "choices_ticked": [by_pk.get(pk) for pk in answer.choice_ids or []],
+        "number": answer.number,
+        "mark": answer.fraction,
+        "is_correct": answer.is_correct,
+    }
+
+
 def attempts_export(user) -> list[dict]:
-    answers = Answer.objects.select_related("question", "choice", "correct_choice").order_by(
-        "answered_at", "pk"
+    answers = (
+        Answer.objects.select_related("question", "choice", "correct_choice")
+        .prefetch_related("question__choices")
+        .order_by("answered_at", "pk")
     )
     attempts = (
         Attempt.objects.filter(user=user)
@@ -37,9 +53,7 @@ def attempts_export(user) -> list[dict]:
                 {
                     "question": answer.question.position,
                     "prompt": answer.question.prompt,
-                    "choice": answer.choice.text,
-                    "correct_choice": answer.correct_choice.text,
-                    "is_correct": answer.is_correct,
+                    **response_export(answer),
                     "answered_at": iso(answer.answered_at),
                 }
                 for answer in attempt.answers.all()
@@ -50,8 +64,10 @@ def attempts_export(user) -> list[dict]:
 
 
 def review_cards_export(user) -> list[dict]:
-    answers = ReviewAnswer.objects.select_related("choice", "correct_choice").order_by(
-        "answered_at", "pk"
+    answers = (
+        ReviewAnswer.objects.select_related("question", "choice", "correct_choice")
+        .prefetch_related("question__choices")
+        .order_by("answered_at", "pk")
     )
     cards = (
         ReviewCard.objects.filter(user=user)
@@ -71,12 +87,7 @@ def review_cards_export(user) -> list[dict]:
             "difficulty": card.difficulty,
             "last_review": iso(card.last_review),
             "answers": [
-                {
-                    "choice": answer.choice.text if answer.choice else None,
-                    "correct_choice": answer.correct_choice.text if answer.correct_choice else None,
-                    "is_correct": answer.is_correct,
-                    "answered_at": iso(answer.answered_at),
-                }
+                {**response_export(answer), "answered_at": iso(answer.answered_at)}
                 for answer in card.answers.all()
             ],
         }

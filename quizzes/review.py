@@ -4,8 +4,9 @@ question a learner missed, and the review page offers the cards that are due.
 The rules:
 - a wrong answer in a quiz attempt creates the question's card, if the learner has none;
 - every later answer to that question, in an attempt or in a review, moves the card once
-  (wrong is `Rating.Again`, right `Rating.Good`); a right answer to a question without a card
-  creates none;
+  (wrong is `Rating.Again`, right `Rating.Good`; right is the whole mark, so a partly right
+  answer of several choices counts as wrong); a right answer to a question without a card
+  creates none; every kind of question is reviewed as it is asked in a quiz;
 - review answers are recorded for statistics and mastery, and never touch an attempt;
 - a review answer carries the card's `reviews` count as it was shown, so a double click, a
   second tab or a replayed POST moves the card once.
@@ -29,6 +30,7 @@ from django.utils.translation import gettext_lazy as _
 from fsrs import Card, Rating, Scheduler, State
 
 from .content import quiz_content
+from .grading import Response, Unanswerable, grade_response
 from .models import Choice, Question, ReviewAnswer, ReviewCard
 
 PRACTICE_SIZE = 10
@@ -69,10 +71,6 @@ def _moved(card: ReviewCard, *, right: bool, at: datetime) -> ReviewCard:
     card.reviews += 1
     return card
 
-
-# Kinds the review page asks (one choice to pick, radio buttons). Several answers and numbers
-# are not reviewed yet: their answers make no card.
-REVIEWABLE_KINDS = (Question.Kind.SINGLE, Question.Kind.TRUEFALSE)
 
 _SCHEDULED_FIELDS = ["state", "step", "stability", "difficulty", "due", "last_review", "reviews"]
 
@@ -154,11 +152,8 @@ def cards_of_quiz_exist() -> Exists:
 
 
 def _offered(user_id: int):
-    """The learner's cards whose question learners can see now (its quiz published) and the
-    review page can ask (one choice to pick)."""
-    return ReviewCard.objects.filter(
-        user_id=user_id, question__quiz__is_published=True, question__kind__in=REVIEWABLE_KINDS
-    )
+    """The learner's cards whose question learners can see now (its quiz published)."""
+    return ReviewCard.objects.filter(user_id=user_id, question__quiz__is_published=True)
 
 
 def review_due_count(*, user_id: int, now: datetime | None = None) -> int:
@@ -236,13 +231,21 @@ def review_card_for(*, user_id: int, card_id: int) -> ReviewStep:
 
 
 def review_submit(
-    *, user_id: int, card_id: int, revision: int, choice_id: int, now: datetime | None = None
+    *,
+    user_id: int,
+    card_id: int,
+    revision: int,
+    response: Response | None = None,
+    choice_id: int | None = None,
+    now: datetime | None = None,
 ) -> ReviewOutcome:
-    """Record the learner's pick for a card shown at `revision`, and move the card once.
+    """Record the learner's response (or pick) for a card shown at `revision`, marked as a
+    quiz marks it, and move the card once (right: the whole mark).
 
     Raises ReviewNotFound for a card that is not the learner's to review.
     """
     now = now or timezone.now()
+    response = Response.of(response, choice_id)
     step = review_card_for(user_id=user_id, card_id=card_id)
     card, question = step.card, step.question
     if card.reviews != revision:
@@ -255,28 +258,17 @@ def review_submit(
             step=step,
             message=_("You answered this question elsewhere meanwhile; here it is again."),
         )
-    choices = {choice.pk: choice for choice in question.choices.all()}
-    choice = choices.get(choice_id)
-    if choice is None:
-        return ReviewOutcome(
-            Review.REFUSED, step=step, message=_("Choose one of this question's answers.")
-        )
-    correct = next((c for c in choices.values() if c.fraction == 1), None)
-    if correct is None:
-        return ReviewOutcome(
-            Review.REFUSED,
-            step=step,
-            message=_("This question is being revised; please try again later."),
-        )
+    try:
+        fields = grade_response(question, response)
+    except Unanswerable as refusal:
+        return ReviewOutcome(Review.REFUSED, step=step, message=refusal.message)
     answer = ReviewAnswer(
         user_id=user_id,
-        question_id=question.pk,
+        question=question,
         card=card,
         revision=revision,
-        choice=choice,
-        correct_choice=correct,
-        is_correct=choice.pk == correct.pk,
         answered_at=now,
+        **fields,
     )
     try:
         with transaction.atomic():
@@ -290,7 +282,7 @@ def review_submit(
                 raise IntegrityError("card moved meanwhile")
     except IntegrityError:
         return review_submit(
-            user_id=user_id, card_id=card_id, revision=revision, choice_id=choice_id, now=now
+            user_id=user_id, card_id=card_id, revision=revision, response=response, now=now
         )
     return ReviewOutcome(Review.ANSWERED, answer=answer, step=step)
 

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from .forms import CHOICE_ERRORS, MAX_ID, AnswerForm, IdField
+from .forms import MAX_ID, AnswerForm, IdField
 from .models import ReviewAnswer
 from .review import (
     Review,
@@ -27,16 +27,15 @@ from .review import (
     review_next_due_at,
     review_submit,
 )
-from .views import LearnerRequest, learner_required
+from .views import LearnerRequest, answer_data, learner_required
 
 TEMPLATE = "quizzes/review.html"
 
 
 class ReviewAnswerForm(AnswerForm):
-    """A pick for the card shown, at the card's revision as shown (see quizzes.review)."""
+    """A response to the card shown, at the card's revision as shown (see quizzes.review):
+    the choices ticked or the number typed, as a quiz's step takes them."""
 
-    # One choice: the review page asks one-answer and true/false questions only.
-    choice = IdField(min_value=1, max_value=MAX_ID, error_messages=CHOICE_ERRORS)
     card = IdField(min_value=1, max_value=MAX_ID)
     revision = forms.IntegerField(min_value=0, max_value=2**31 - 1)
 
@@ -78,18 +77,23 @@ def review(request: LearnerRequest) -> HttpResponse:
         step = review_next(user_id=request.user.pk, practise=practise)
         return _render(request, step=step, practise=practise)
 
-    form = ReviewAnswerForm(request.POST)
+    form = ReviewAnswerForm(answer_data(request, "card", "revision"))
     if not form.is_valid():
         if "card" in form.errors or "revision" in form.errors:
             raise Http404("No such review question.")  # not a form our pages send
         step = _card_or_404(request, form.cleaned_data["card"])
+        return _render(request, step=step, form=form, status=422)
+    step = _card_or_404(request, form.cleaned_data["card"])
+    response = form.response_for(step.question)
+    if response is None:
+        # Nothing readable (no choice, a number in letters): said on the step, nothing written.
         return _render(request, step=step, form=form, status=422)
     try:
         outcome = review_submit(
             user_id=request.user.pk,
             card_id=form.cleaned_data["card"],
             revision=form.cleaned_data["revision"],
-            choice_id=form.cleaned_data["choice"],
+            response=response,
         )
     except ReviewNotFound:
         raise Http404("No such review question.") from None

@@ -319,12 +319,14 @@ def _go(request: HtmxHttpRequest, url: str) -> HttpResponse:
     return redirect(url)
 
 
-def _answer_data(request: HttpRequest) -> dict[str, Any]:
-    """The posted answer, with `choice` as a list: one radio button or several boxes."""
+def answer_data(request: HttpRequest, *fields: str) -> dict[str, Any]:
+    """The posted answer, with `choice` as a list: one radio button or several boxes (and
+    any other `fields`, as posted: the review page's card and revision)."""
     return {
         "choice": request.POST.getlist("choice"),
         "number": request.POST.get("number", ""),
         "question": request.POST.get("question", ""),
+        **{name: request.POST.get(name, "") for name in fields},
     }
 
 
@@ -401,7 +403,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number)
-    form = AnswerForm(_answer_data(request))
+    form = AnswerForm(answer_data(request))
     sent = form.response_for(_question_seen(state, number, form)) if form.is_valid() else None
     if sent is None:
         # Nothing readable (no choice, a number in letters): said on the step, nothing written.

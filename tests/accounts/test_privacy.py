@@ -12,7 +12,7 @@ from accounts.privacy import SECTIONS
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Answer, Attempt, Question, QuestionReport, ReviewAnswer, ReviewCard
 from quizzes.review import review_submit
-from tests.factories import PASSWORD, make_quiz, make_user, wrong_choice
+from tests.factories import PASSWORD, make_mixed_quiz, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
 
@@ -82,6 +82,9 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
         {
             "choice": "Choice 1.1",
             "correct_choice": "Choice 1.1",
+            "choices_ticked": [],
+            "number": None,
+            "mark": "1.0000",
             "is_correct": True,
             "answered_at": cards[1]["answers"][0]["answered_at"],
         }
@@ -186,3 +189,32 @@ def test_guessing_the_password_on_the_delete_page_locks_out(settings, huda):
         client.post("/en/accounts/delete/", {"password": "guess"})
     assert client.post("/en/accounts/delete/", {"password": PASSWORD}).status_code == 429
     assert User.objects.filter(pk=huda.pk).exists()
+
+
+def test_the_export_says_what_was_answered_to_every_kind_of_question(db):
+    learner = make_user("rana")
+    quiz = make_mixed_quiz()
+    client = _signed_in(learner)
+    client.post(f"/en/quizzes/{quiz.slug}/start/")
+    attempt = learner.attempts.get()
+    questions = list(quiz.questions.order_by("position"))
+    boxes = list(questions[1].choices.filter(position=1).values_list("pk", flat=True))
+    for number, data in enumerate(
+        [
+            {"choice": questions[0].choices.get(position=1).pk},
+            {"choice": boxes},
+            {"choice": questions[2].choices.get(position=1).pk},
+            {"number": "8"},
+        ],
+        start=1,
+    ):
+        client.post(f"/en/attempts/{attempt.pk}/questions/{number}/", data)
+
+    response = client.get("/en/accounts/profile/data.json")
+
+    assert response.status_code == 200
+    answers = json.loads(response.content)["attempts"][0]["answers"]
+    assert answers[1]["choices_ticked"] == ["Box 2.1"] and answers[1]["mark"] == "0.5000"
+    assert answers[1]["choice"] is None
+    assert answers[3]["number"] == "8.0000000000" and answers[3]["mark"] == "0.5000"
+    assert [a["is_correct"] for a in answers] == [True, False, True, False]

@@ -6,10 +6,19 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from quizzes.attempts import Response, attempt_start, attempt_state, attempt_submit_all, step_submit
 from quizzes.content import quiz_touch
-from quizzes.models import Answer, Attempt, Choice, NumericalAnswer, Quiz, ReviewCard
+from quizzes.models import (
+    Answer,
+    Attempt,
+    Choice,
+    NumericalAnswer,
+    Quiz,
+    ReviewAnswer,
+    ReviewCard,
+)
 from tests.factories import correct_choice, make_mixed_quiz
 
 pytestmark = pytest.mark.django_db
@@ -238,17 +247,85 @@ def test_editing_the_key_after_answering_changes_no_mark_nor_review(learner_clie
     assert "16 ± 0.5" in result
 
 
-def test_missed_boxes_and_numbers_make_no_review_card_the_review_page_could_not_ask(
+def miss_every_question(client, attempt, quiz) -> None:
+    client.post(url(attempt, 1), {"choice": question(quiz, 1).choices.get(position=2).pk})
+    client.post(url(attempt, 2), {"choice": boxes(quiz, 2, 3)})
+    client.post(url(attempt, 3), {"choice": boxes(quiz, 3, 2)})
+    client.post(url(attempt, 4), {"number": "99"})
+    ReviewCard.objects.update(due=timezone.now() - timezone.timedelta(minutes=1))
+
+
+def review_form(page: str) -> dict[str, str]:
+    """The hidden fields of the review step's form, and the question it asks."""
+    return {
+        name: re.search(rf'name="{name}" value="(\d+)"', page)[1]
+        for name in ("card", "revision", "question")
+    }
+
+
+def test_a_missed_question_of_every_kind_comes_back_for_review_as_the_quiz_asked_it(
     learner_client, attempt, mixed
 ):
-    wrong_single = question(mixed, 1).choices.get(position=2).pk
-    learner_client.post(url(attempt, 1), {"choice": wrong_single})
-    learner_client.post(url(attempt, 2), {"choice": boxes(mixed, 2, 3)})
-    learner_client.post(url(attempt, 3), {"choice": boxes(mixed, 3, 2)})
-    learner_client.post(url(attempt, 4), {"number": "99"})
-
+    miss_every_question(learner_client, attempt, mixed)
     carded = ReviewCard.objects.values_list("question__position", flat=True)
-    assert sorted(carded) == [1, 3]
+    assert sorted(carded) == [1, 2, 3, 4]
+
+    right = {
+        1: {"choice": correct_choice(question(mixed, 1)).pk},
+        2: {"choice": boxes(mixed, 2, 1, 2)},
+        3: {"choice": correct_choice(question(mixed, 3)).pk},
+        4: {"number": "١٦٫٢"},  # Arabic-Indic digits, within 16 ± 0.5
+    }
+    asked = []
+    for _ in range(4):
+        page = learner_client.get("/en/review/").content.decode()
+        form = review_form(page)
+        position = mixed.questions.get(pk=form["question"]).position
+        asked.append(position)
+        if position == 2:
+            assert page.count('type="checkbox" name="choice"') == 4
+        if position == 4:
+            assert 'inputmode="decimal" name="number"' in page
+        response = learner_client.post("/en/review/", {**form, **right[position]}, **HX)
+        assert response.status_code == 200
+        assert "Correct." in response.content.decode()
+
+    assert sorted(asked) == [1, 2, 3, 4]
+    assert all(card.reviews == 2 for card in ReviewCard.objects.all())
+    answers = ReviewAnswer.objects.all()
+    assert len(answers) == 4 and all(a.is_correct and a.fraction == 1 for a in answers)
+    assert not Answer.objects.filter(attempt__user=attempt.user).filter(is_correct=True).exists()
+
+
+def test_a_partly_right_review_says_so_and_counts_as_missed_for_the_schedule(
+    learner_client, attempt, mixed
+):
+    miss_every_question(learner_client, attempt, mixed)
+    ReviewCard.objects.exclude(question=question(mixed, 2)).delete()
+    page = learner_client.get("/en/review/").content.decode()
+
+    response = learner_client.post(
+        "/en/review/", {**review_form(page), "choice": boxes(mixed, 2, 1)}, **HX
+    )
+
+    assert "Partly correct: 0.5 of 1." in response.content.decode()
+    [answer] = ReviewAnswer.objects.all()
+    assert answer.fraction == Decimal("0.5") and not answer.is_correct
+    card = ReviewCard.objects.get()
+    assert card.reviews == 2 and card.due < timezone.now() + timezone.timedelta(days=2)
+
+
+def test_a_review_number_in_letters_is_refused_and_records_nothing(learner_client, attempt, mixed):
+    miss_every_question(learner_client, attempt, mixed)
+    ReviewCard.objects.exclude(question=question(mixed, 4)).delete()
+    page = learner_client.get("/en/review/").content.decode()
+
+    response = learner_client.post("/en/review/", {**review_form(page), "number": "sixteen"})
+
+    assert response.status_code == 422
+    assert "Type a number with digits only" in response.content.decode()
+    assert not ReviewAnswer.objects.exists()
+    assert ReviewCard.objects.get().reviews == 1
 
 
 def test_in_exam_mode_boxes_and_numbers_can_be_changed_until_submit_all(learner):
