@@ -6,9 +6,10 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from quizzes.models import Attempt
+from quizzes.models import Attempt, ReviewAnswer, ReviewCard
 from tests import factories
 
 from . import support
@@ -133,5 +134,23 @@ def test_a_learner_answers_every_kind_with_the_keyboard_only(
         1,
         1,
     ]
+
+    # Half the mark counts as missed for the schedule: that question comes back for review,
+    # asked as the quiz asked it, and marked alike.
+    assert list(ReviewCard.objects.values_list("question__position", flat=True)) == [2]
+    ReviewCard.objects.update(due=timezone.now())
+    page.goto(f"/{lang}/review/")
+    expect(page.get_by_role("checkbox")).to_have_count(4)
+    support.assert_accessible(page, axe_source, f"several answers in review ({lang})")
+    for position in (1, 2):
+        box = page.get_by_role("checkbox", name=words["box"].format(position))
+        _tab_to(page, box)
+        page.keyboard.press("Space")
+        expect(box).to_be_checked()
+    _tab_to(page, support.submit_button(page))
+    page.keyboard.press("Enter")
+    expect(page.locator("#quiz-area .feedback")).to_have_class(re.compile("feedback--right"))
+    assert ReviewAnswer.objects.get(user=signed_in).fraction == 1
+
     # The browser logs the refused number's 422 itself; nothing else may go wrong.
     assert [e for e in console_errors if "status of 422" not in e] == []
