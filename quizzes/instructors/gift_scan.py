@@ -121,7 +121,16 @@ def escape(text: str) -> str:
     text = text.replace("\\", "\\\\")
     for char in "#=~{}:":
         text = text.replace(char, "\\" + char)
-    return text.replace("\r", "").replace("\n", "\\n")
+    text = text.replace("\r", "").replace("\n", "\\n")
+    if _OPEN_TAG_AT_END.search(text):
+        # "<a" then the writer's "#feedback" would read back as the tag "<a#...>", which is
+        # kept literal (_LITERAL_MARKUP): a line break ends the tag, and reading trims it.
+        text += "\\n"
+    return text
+
+
+# The start of a tag that the next characters the writer puts (`#`, `~`, `=`) could close.
+_OPEN_TAG_AT_END = re.compile(r"<[A-Za-z/!](?:[^<>{}\\]|\\[^n])*\Z")
 
 
 # --- Plain text --------------------------------------------------------------------------------

@@ -691,6 +691,25 @@ def test_questions_of_any_kind_written_read_back_unchanged(questions):
     assert [_as_data(q) for q in document.questions] == [_as_data(q) for q in questions]
 
 
+@pytest.mark.parametrize("text", ["<a", "x <b", "<a \\#", "</p"])
+def test_a_choice_ending_like_the_start_of_a_tag_keeps_its_feedback(text):
+    """Found by the test above: "<a" then "#>" (its feedback) once read back as one tag."""
+    questions = [
+        GiftQuestion(
+            prompt=Bilingual(":", ""),
+            choices=[
+                GiftChoice(Bilingual("right", "صح"), Decimal(1), Bilingual()),
+                GiftChoice(Bilingual(text, ""), Decimal("0.5"), Bilingual(">", "")),
+            ],
+        )
+    ]
+
+    document = parse_gift(write_gift(questions))
+
+    assert document.errors == []
+    assert [_as_data(q) for q in document.questions] == [_as_data(q) for q in questions]
+
+
 def test_arabic_messages_keep_gift_tokens_in_left_to_right_isolates():
     with translation.override("ar"):
         document = parse_gift("Q?{#}\n\nR?{=a ~%150%b}")
