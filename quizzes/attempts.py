@@ -234,19 +234,8 @@ def _state_of(attempt: Attempt, content: QuizContent, answers: Iterable[Answer])
     for answer in by_question.values():
         question = content.question(answer.question_id)
         if question is not None:
-            _resolve(answer, question, content)
+            answer.resolve(question)
     return AttemptState(attempt=attempt, content=content, answers=by_question)
-
-
-def _resolve(answer: Answer, question: Question, content: QuizContent) -> None:
-    """Point the answer at its question and choices in the cached content: no query each."""
-    answer.question = question
-    if answer.choice_id is not None:
-        answer.choice = content.choice(question, answer.choice_id) or answer.choice
-    if answer.correct_choice_id is not None:
-        answer.correct_choice = (
-            content.choice(question, answer.correct_choice_id) or answer.correct_choice
-        )
 
 
 def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:
@@ -543,7 +532,7 @@ def _save(state: AttemptState, question: Question, response: Response) -> Answer
             Answer.objects.filter(pk=recorded.pk).update(answered_at=timezone.now(), **fields)
             for name, value in fields.items():
                 setattr(recorded, name, value)
-    _resolve(recorded, question, state.content)
+    recorded.resolve(question)
     state.answers = {**locked.answers, question.pk: recorded}
     return recorded
 

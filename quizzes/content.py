@@ -53,12 +53,6 @@ class QuizContent:
     def number_of(self, question: Question) -> int:
         return self.questions.index(self._by_id[question.pk]) + 1
 
-    def choice(self, question: Question, choice_id: int) -> Choice | None:
-        for choice in question.choices.all():
-            if choice.pk == choice_id:
-                return choice
-        return None
-
 
 def quiz_touch(quizzes: Quiz | QuerySet[Quiz]) -> None:
     """Move the content version of a quiz (or of every quiz in a queryset) after an edit of

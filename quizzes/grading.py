@@ -16,7 +16,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .models import Choice, NumericalAnswer, Question
+from .models import Choice, NumericalAnswer, Question, RecordedResponse
 
 # An answer's mark is kept to four decimals: Moodle's 1/3 weights (0.3333333) ticked three
 # times make 0.9999999, which is the whole mark.
@@ -147,9 +147,8 @@ class Response:
             return response
         return cls(choice_ids=(choice_id,) if choice_id is not None else ())
 
-    def same_as(self, answer: Any) -> bool:
-        """Whether `answer` (an Answer or a ReviewAnswer) records this very response (a
-        double click, not a change)."""
+    def same_as(self, answer: RecordedResponse) -> bool:
+        """Whether `answer` records this very response (a double click, not a change)."""
         if self.number is not None:
             return answer.number == self.number
         recorded = [answer.choice_id] if answer.choice_id is not None else answer.choice_ids

@@ -615,6 +615,16 @@ class RecordedResponse:
     fraction: Decimal
     is_correct: bool
 
+    def resolve(self, question: Question) -> None:
+        """Point the response at `question` and its choices as loaded (the cached content):
+        rendering it then reads no row."""
+        self.question = question
+        choices = {choice.pk: choice for choice in question.choices.all()}
+        for name in ("choice", "correct_choice"):
+            pk = getattr(self, f"{name}_id")
+            if pk in choices:
+                setattr(self, name, choices[pk])
+
     @property
     def is_partly_correct(self) -> bool:
         return 0 < self.fraction < 1

@@ -18,27 +18,31 @@ def iso(value) -> str | None:
 def response_export(answer: Answer | ReviewAnswer) -> dict:
     """What the learner answered, whatever the question's kind: the choice picked and the
     right one, the choices ticked, or the number typed; and the mark it earned."""
-    by_pk = {choice.pk: choice.text for choice in answer.question.choices.all()}
+    texts = {choice.pk: choice.text for choice in answer.question.choices.all()}
     return {
-        "choice": answer.choice.text if answer.choice else None,
-        "correct_choice": answer.correct_choice.text if answer.correct_choice else None,
-        "choices_ticked": [by_pk.get(pk) for pk in answer.choice_ids or []],
+        "choice": texts.get(answer.choice_id),
+        "correct_choice": texts.get(answer.correct_choice_id),
+        "choices_ticked": [texts.get(pk) for pk in answer.choice_ids or []],
         "number": answer.number,
         "mark": answer.fraction,
         "is_correct": answer.is_correct,
     }
 
 
-def attempts_export(user) -> list[dict]:
-    answers = (
-        Answer.objects.select_related("question", "choice", "correct_choice")
+def _answers(model: type[Answer] | type[ReviewAnswer]):
+    """Answers in the order given, each with its question's choices (one statement each)."""
+    return (
+        model.objects.select_related("question")
         .prefetch_related("question__choices")
         .order_by("answered_at", "pk")
     )
+
+
+def attempts_export(user) -> list[dict]:
     attempts = (
         Attempt.objects.filter(user=user)
         .select_related("quiz")
-        .prefetch_related(Prefetch("answers", queryset=answers))
+        .prefetch_related(Prefetch("answers", queryset=_answers(Answer)))
         .order_by("started_at", "pk")
     )
     return [
@@ -64,15 +68,10 @@ def attempts_export(user) -> list[dict]:
 
 
 def review_cards_export(user) -> list[dict]:
-    answers = (
-        ReviewAnswer.objects.select_related("question", "choice", "correct_choice")
-        .prefetch_related("question__choices")
-        .order_by("answered_at", "pk")
-    )
     cards = (
         ReviewCard.objects.filter(user=user)
         .select_related("question__quiz")
-        .prefetch_related(Prefetch("answers", queryset=answers))
+        .prefetch_related(Prefetch("answers", queryset=_answers(ReviewAnswer)))
         .order_by("created_at", "pk")
     )
     return [

@@ -251,7 +251,7 @@ def review_submit(
     if card.reviews != revision:
         recorded = ReviewAnswer.objects.filter(card=card, revision=revision).first()
         if recorded is not None:
-            _resolve(recorded, question)
+            recorded.resolve(question)
             return ReviewOutcome(Review.REPEATED, answer=recorded, step=step)
         return ReviewOutcome(
             Review.MOVED_ON,
@@ -287,14 +287,6 @@ def review_submit(
     return ReviewOutcome(Review.ANSWERED, answer=answer, step=step)
 
 
-def _resolve(answer: ReviewAnswer, question: Question) -> None:
-    """Point a recorded answer at the cached question and choices: no query to render it."""
-    answer.question = question
-    by_pk = {choice.pk: choice for choice in question.choices.all()}
-    answer.choice = by_pk.get(answer.choice_id, answer.choice)
-    answer.correct_choice = by_pk.get(answer.correct_choice_id, answer.correct_choice)
-
-
 def review_answer_for(*, user_id: int, answer_id: int) -> tuple[ReviewAnswer, ReviewStep]:
     """A learner's own recorded review answer with its question, for its feedback page."""
     answer = (
@@ -307,5 +299,5 @@ def review_answer_for(*, user_id: int, answer_id: int) -> tuple[ReviewAnswer, Re
     question = _with_content(answer.card)
     if question is None:
         raise ReviewNotFound
-    _resolve(answer, question)
+    answer.resolve(question)
     return answer, ReviewStep(card=answer.card, question=question, due_count=0)

@@ -80,50 +80,28 @@ class InstructorToolsMixin:
     staff member without them learns nothing, not even which quiz ids exist.
     """
 
+    # (route, view method, URL name's suffix). Before the default URLs, whose
+    # "<object_id>/" would catch "import/".
+    TOOL_URLS = [
+        ("import/", "import_gift_view", "import"),
+        ("translations/", "translation_coverage_view", "translations"),
+        ("learners/<int:user_id>/", "learner_record_view", "learner"),
+        ("<path:object_id>/results/", "grades_view", "results"),
+        ("<path:object_id>/results.csv", "grades_csv_view", "results_csv"),
+        ("<path:object_id>/results/<int:attempt_id>/", "attempt_review_view", "attempt_review"),
+        ("<path:object_id>/item-analysis/", "item_analysis_view", "item_analysis"),
+        ("<path:object_id>/export.gift.txt", "export_gift_view", "export_gift"),
+        ("<path:object_id>/attempts.csv", "attempts_csv_view", "attempts_csv"),
+    ]
+
     def get_urls(self):
         view = self.admin_site.admin_view
         name = f"{self.opts.app_label}_{self.opts.model_name}"
-        # Before the default URLs, whose "<object_id>/" would catch "import/".
-        return [
-            path("import/", view(self.import_gift_view), name=f"{name}_import"),
-            path(
-                "translations/",
-                view(self.translation_coverage_view),
-                name=f"{name}_translations",
-            ),
-            path(
-                "learners/<int:user_id>/",
-                view(self.learner_record_view),
-                name=f"{name}_learner",
-            ),
-            path("<path:object_id>/results/", view(self.grades_view), name=f"{name}_results"),
-            path(
-                "<path:object_id>/results.csv",
-                view(self.grades_csv_view),
-                name=f"{name}_results_csv",
-            ),
-            path(
-                "<path:object_id>/results/<int:attempt_id>/",
-                view(self.attempt_review_view),
-                name=f"{name}_attempt_review",
-            ),
-            path(
-                "<path:object_id>/item-analysis/",
-                view(self.item_analysis_view),
-                name=f"{name}_item_analysis",
-            ),
-            path(
-                "<path:object_id>/export.gift.txt",
-                view(self.export_gift_view),
-                name=f"{name}_export_gift",
-            ),
-            path(
-                "<path:object_id>/attempts.csv",
-                view(self.attempts_csv_view),
-                name=f"{name}_attempts_csv",
-            ),
-            *super().get_urls(),
+        tools = [
+            path(route, view(getattr(self, method)), name=f"{name}_{suffix}")
+            for route, method, suffix in self.TOOL_URLS
         ]
+        return [*tools, *super().get_urls()]
 
     def has_view_attempts_permission(self, request) -> bool:
         """Learners' attempts and answers: item analysis and the CSV export need both."""
