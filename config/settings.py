@@ -197,6 +197,16 @@ else:
         }
     }
 
+# Rendered parts of pages that are the same for every learner, kept by each process in its
+# own memory: their keys name every value they show (`{% cache ... using="fragments" %}`),
+# so nothing is invalidated and nothing needs sharing between processes.
+CACHES["fragments"] = {
+    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    "LOCATION": "fragments",
+    "TIMEOUT": None,
+    "OPTIONS": {"MAX_ENTRIES": 5_000},
+}
+
 # Sessions are read from the cache, and from the database when the cache misses (emptied, or
 # Redis unreachable): a learner stays signed in through either.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

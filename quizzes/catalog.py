@@ -9,18 +9,29 @@ every quiz either (indexes in migration 0006; docs/operations.md).
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, IntegerField, OrderBy, OuterRef, Subquery
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    Model,
+    OrderBy,
+    OuterRef,
+    Subquery,
+)
 from django.forms.utils import flatatt
 from django.http import QueryDict
 from django.template.loader import render_to_string
@@ -30,8 +41,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .mastery import Level, answered_quiz_levels, guide_levels, quiz_levels
-from .models import Attempt, Guide, Quiz, QuizQuerySet, catalog_title
-from .search import search_words
+from .models import Attempt, Guide, Question, Quiz, QuizQuerySet, catalog_title
+from .search import search_text_refresh, search_words
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -127,18 +138,6 @@ class CatalogForm(forms.Form):
         return any(self.value(name) for name in ("q", "difficulty", "guide", "status", "mastery"))
 
 
-def listed_guides() -> list[tuple[str, str]]:
-    """(slug, title in the page's language) of the guides with a published quiz, by title."""
-    published = Quiz.objects.published().filter(guide=OuterRef("pk"))
-    rows = (
-        Guide.objects.filter(Exists(published))
-        .annotate(label=catalog_title(_language()))
-        .order_by("label", "pk")
-        .values_list("slug", "label")
-    )
-    return list(rows)
-
-
 def _language() -> str:
     return (get_language() or settings.LANGUAGE_CODE).split("-")[0]
 
@@ -211,12 +210,6 @@ def guides_with_counts(*, user: User | AnonymousUser) -> list[Guide]:
     return guides
 
 
-def guide_quizzes(guide: Guide) -> QuizQuerySet:
-    """The guide's published quizzes in the guide's order."""
-    quizzes: QuizQuerySet = Quiz.objects.published().filter(guide=guide)
-    return quizzes.order_by("guide_position", "title_en", "pk")
-
-
 # A card's markup depends on the quiz's own fields alone, never on the learner (their
 # progress is added around it); each process keeps the last cards it rendered, keyed by
 # every value a card shows, so an edit makes a new key and nothing needs invalidating.
@@ -254,42 +247,247 @@ def card(quiz: Quiz, *, show_guide: bool) -> str:
     return html
 
 
+# What every learner sees alike in a listing (the count, the page's cards, the guides to
+# filter by) is kept per process and keyed by the catalog's version: one indexed statement
+# per request tells whether anything a listing shows may have changed.
+def _newest(model: type[Model], field: str) -> Subquery:
+    return Subquery(model.objects.order_by(f"-{field}").values(field)[:1])
+
+
+_VERSION = (
+    Quiz.objects.order_by("-pk")
+    .values("pk")
+    .annotate(
+        # COUNT as a plain function, not an aggregate, so that no GROUP BY keeps the
+        # database from counting the published quizzes' index (Quiz.Meta.indexes) alone.
+        published=Subquery(
+            Quiz.objects.filter(is_published=True)
+            .order_by()
+            .annotate(n=Func(F("pk"), function="COUNT", output_field=IntegerField()))
+            .values("n")
+        ),
+        edited=_newest(Quiz, "updated_at"),
+        newest_question=_newest(Question, "pk"),
+    )[:1]
+)
+_last_version: tuple[Any, ...] | None = None
+_KEPT = 512
+
+
+def catalog_version() -> tuple[Any, ...]:
+    """What changes whenever a listing may: a quiz made, deleted, published or unpublished
+    (the count of published quizzes, the newest quiz), a content version moved (every edit
+    through `quiz_touch`, the guide's included), a question added. One statement, each part
+    read from an index, however many quizzes there are.
+
+    A quiz written around `Quiz.save()` (`bulk_create`, as the shell or a script may) has no
+    search text yet: the first listing of a new version gives it one, so search finds it.
+    """
+    global _last_version
+    row = next(iter(_VERSION.all()), None)  # a clone: the query is built once
+    version = tuple(row.values()) if row else ()
+    if version != _last_version:
+        search_text_refresh(Quiz.objects.filter(search_text=""))
+        _last_version = version
+    return version
+
+
+@functools.lru_cache(maxsize=_KEPT)
+def _listed_guides(version: tuple[Any, ...], language: str) -> list[tuple[str, str]]:
+    published = Quiz.objects.published().filter(guide=OuterRef("pk"))
+    rows = (
+        Guide.objects.filter(Exists(published))
+        .annotate(label=catalog_title(language))
+        .order_by("label", "pk")
+        .values_list("slug", "label")
+    )
+    return list(rows)
+
+
+def listed_guides(*, version: tuple[Any, ...]) -> list[tuple[str, str]]:
+    """(slug, title in the page's language) of the guides with a published quiz, by title."""
+    return _listed_guides(version, _language())
+
+
+@dataclass(frozen=True)
+class CardOnPage:
+    """A quiz of a listing as every learner sees it."""
+
+    pk: int
+    question_count: int
+    html: SafeString
+
+
+@dataclass(frozen=True)
+class SharedPage:
+    """A page of a listing without the learner: how many quizzes match, the page's number
+    (a number out of range or not a number shows the nearest page) and its cards."""
+
+    count: int
+    number: int
+    cards: tuple[CardOnPage, ...]
+
+
+def _page_of(quizzes: QuizQuerySet, *, page: str, show_guide: bool) -> SharedPage:
+    quizzes = quizzes.select_related("guide").with_question_count()
+    current = Paginator(quizzes, PER_PAGE).get_page(page)
+    return SharedPage(
+        count=current.paginator.count,
+        number=current.number,
+        cards=tuple(
+            CardOnPage(
+                pk=quiz.pk,
+                question_count=getattr(quiz, "question_count", 0) or 0,
+                html=mark_safe(card(quiz, show_guide=show_guide)),
+            )
+            for quiz in current.object_list
+        ),
+    )
+
+
+@functools.lru_cache(maxsize=_KEPT)
+def _shared_catalog_page(
+    version: tuple[Any, ...],
+    language: str,
+    words: tuple[str, ...],
+    difficulty: str,
+    guide: str,
+    page: str,
+) -> SharedPage:
+    quizzes = catalog_quizzes(
+        user=AnonymousUser(), query=" ".join(words), difficulty=difficulty, guide=guide
+    )
+    return _page_of(quizzes, page=page, show_guide=True)
+
+
+@functools.lru_cache(maxsize=_KEPT)
+def _shared_guide_page(
+    version: tuple[Any, ...], language: str, guide_id: int, page: str
+) -> SharedPage:
+    quizzes: QuizQuerySet = Quiz.objects.published().filter(guide_id=guide_id)
+    return _page_of(
+        quizzes.order_by("guide_position", "title_en", "pk"), page=page, show_guide=False
+    )
+
+
+@functools.lru_cache(maxsize=_KEPT)
+def _card_state(
+    language: str,
+    in_progress: int,
+    overdue: int,
+    finished: int,
+    best_score: Decimal | None,
+    best_total: int | None,
+    mastery: str,
+) -> SafeString:
+    progress = {
+        "in_progress": in_progress,
+        "overdue": overdue,
+        "finished": finished,
+        "best_score": best_score,
+        "best_total": best_total,
+    }
+    html = render_to_string(
+        "quizzes/_quiz_list.html#card_state", {"progress": progress, "mastery": mastery}
+    )
+    return mark_safe(html)
+
+
+def card_state(progress: dict[str, Any] | None, mastery: str) -> SafeString:
+    """Where the learner stands with a quiz, under its card: `progress` as
+    `AttemptQuerySet.progress_by_quiz` gives it (None: never started), `mastery` a Level.
+    Learners share the few states there are, so each is rendered once per process."""
+    progress = progress or {}
+    return _card_state(
+        _language(),
+        progress.get("in_progress", 0),
+        progress.get("overdue", 0),
+        progress.get("finished", 0),
+        progress.get("best_score"),
+        progress.get("best_total"),
+        mastery,
+    )
+
+
+@dataclass(frozen=True)
+class CardOfLearner:
+    """A card, and under it where the learner stands with its quiz ("" signed out)."""
+
+    html: SafeString
+    state: SafeString = mark_safe("")
+
+
 @dataclass
 class Listing:
     page: Page[Any]
-    quizzes: Sequence[Quiz]
-    show_guide: bool = True
-
-    @cached_property
-    def cards(self) -> list[tuple[Quiz, SafeString]]:
-        return [(quiz, mark_safe(card(quiz, show_guide=self.show_guide))) for quiz in self.quizzes]
+    cards: list[CardOfLearner]
 
     @property
     def page_range(self) -> Iterator[int | str]:
         return self.page.paginator.get_elided_page_range(self.page.number, on_each_side=2)
 
 
-def listing_page(
-    quizzes: QuizQuerySet,
+def _for_learner(shared: SharedPage, *, user: User | AnonymousUser) -> Listing:
+    """The listing of `shared` for `user`: with their progress and mastery, signed in."""
+    # The page's numbers without reading the quizzes again: a Paginator over a range.
+    page = Paginator(range(shared.count), PER_PAGE).page(shared.number)
+    if not user.is_authenticated or not shared.cards:
+        return Listing(page=page, cards=[CardOfLearner(html=card.html) for card in shared.cards])
+    progress = Attempt.objects.filter(
+        user=user, quiz__in=[card.pk for card in shared.cards]
+    ).progress_by_quiz()
+    # Mastery comes from answers, and a quiz never attempted has none (a review card comes
+    # from a quiz's answer): only the quizzes attempted are asked about, often none.
+    levels = quiz_levels(
+        user_id=user.pk,
+        question_counts={
+            card.pk: card.question_count for card in shared.cards if card.pk in progress
+        },
+    )
+    return Listing(
+        page=page,
+        cards=[
+            CardOfLearner(
+                html=card.html,
+                state=card_state(progress.get(card.pk), levels.get(card.pk, Level.NOT_STARTED)),
+            )
+            for card in shared.cards
+        ],
+    )
+
+
+def catalog_listing(
     *,
     user: User | AnonymousUser,
+    version: tuple[Any, ...],
     page: str | None,
-    show_guide: bool = True,
+    query: str = "",
+    difficulty: str = "",
+    guide: str = "",
+    status: str = "",
+    mastery: str = "",
 ) -> Listing:
-    """One page of `quizzes`, each with its question count and, signed in, the learner's
-    progress (`quiz.progress`, see `AttemptQuerySet.progress_by_quiz`)."""
-    quizzes = quizzes.select_related("guide").with_question_count()
-    current = Paginator(quizzes, PER_PAGE).get_page(page)
-    shown = list(current.object_list)
-    if user.is_authenticated and shown:
-        progress = Attempt.objects.filter(
-            user=user, quiz__in=[quiz.pk for quiz in shown]
-        ).progress_by_quiz()
-        levels = quiz_levels(
-            user_id=user.pk,
-            question_counts={quiz.pk: getattr(quiz, "question_count", 0) or 0 for quiz in shown},
+    """A page of the catalog for `user`: the shared part kept per catalog version, except
+    under the learner's own filters (progress, mastery), which only they see."""
+    if user.is_authenticated and (status or mastery):
+        quizzes = catalog_quizzes(
+            user=user,
+            query=query,
+            difficulty=difficulty,
+            guide=guide,
+            status=status,
+            mastery=mastery,
         )
-        for quiz in shown:
-            quiz.progress = progress.get(quiz.pk)  # type: ignore[attr-defined]
-            quiz.mastery = levels[quiz.pk]  # type: ignore[attr-defined]
-    return Listing(page=current, quizzes=shown, show_guide=show_guide)
+        shared = _page_of(quizzes, page=page or "", show_guide=True)
+    else:
+        shared = _shared_catalog_page(
+            version, _language(), tuple(search_words(query)), difficulty, guide, page or ""
+        )
+    return _for_learner(shared, user=user)
+
+
+def guide_listing(
+    guide: Guide, *, user: User | AnonymousUser, version: tuple[Any, ...], page: str | None
+) -> Listing:
+    """A page of the guide's published quizzes in the guide's order, for `user`."""
+    return _for_learner(_shared_guide_page(version, _language(), guide.pk, page or ""), user=user)

@@ -179,6 +179,8 @@ class Quiz(models.Model):
             models.Index(catalog_title("ar"), F("id"), name="quiz_catalog_order_ar"),
             # Counting the published quizzes reads this index, not every quiz's text.
             models.Index(fields=["id"], condition=Q(is_published=True), name="quiz_published"),
+            # The newest content version, part of the catalog's version, read from this index.
+            models.Index(fields=["updated_at"], name="quiz_updated_at"),
         ]
 
     def __str__(self) -> str:
@@ -484,21 +486,39 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         ratio = Cast(F("score"), FloatField()) / NullIf(Cast(F("total"), FloatField()), 0.0)
         return self.finished().annotate(ratio=ratio).order_by("-ratio", "-finished_at")
 
-    def progress_by_quiz(self) -> dict[int, dict]:
+    def progress_by_quiz(self, now: datetime | None = None) -> dict[int, dict]:
         """For one learner's attempts, per quiz id: attempts in progress (`running`), overdue,
-        finished, and the best attempt's score out of its own total (`best_score`, `best_total`), as
-        `best_first` ranks them."""
-        best = self.model.objects.filter(user=OuterRef("user"), quiz=OuterRef("quiz")).best_first()
-        running = _running()
-        rows = self.values("user", "quiz").annotate(
-            in_progress=Count("pk", filter=running),
-            # Past their deadline, not finished yet because nothing has read them since.
-            overdue=Count("pk", filter=Q(finished_at__isnull=True) & ~running),
-            finished=Count("pk", filter=Q(finished_at__isnull=False)),
-            best_score=Subquery(best.values("score")[:1]),
-            best_total=Subquery(best.values("total")[:1]),
-        )
-        return {row["quiz"]: row for row in rows}
+        finished, and the best attempt's score out of its own total (`best_score`,
+        `best_total`), as `best_first` ranks them (an attempt of no questions last).
+
+        One plain statement: a learner's attempts on a page of quizzes are few, and counting
+        them here costs less than building the grouped statement that would count them."""
+        now = now or timezone.now()
+        progress: dict[int, dict] = {}
+        best: dict[int, tuple[Decimal, datetime]] = {}
+        rows = self.order_by().values_list("quiz_id", "finished_at", "deadline", "score", "total")
+        for quiz_id, finished_at, deadline, score, total in rows:
+            row = progress.setdefault(
+                quiz_id,
+                {
+                    "in_progress": 0,
+                    "overdue": 0,
+                    "finished": 0,
+                    "best_score": None,
+                    "best_total": None,
+                },
+            )
+            if finished_at is None:
+                # Past the deadline and its grace: not finished yet because nothing read it.
+                running = deadline is None or deadline >= now - DEADLINE_GRACE
+                row["in_progress" if running else "overdue"] += 1
+                continue
+            row["finished"] += 1
+            rank = (score / total if total else Decimal(-1), finished_at)
+            if quiz_id not in best or rank > best[quiz_id]:
+                best[quiz_id] = rank
+                row["best_score"], row["best_total"] = score, total
+        return progress
 
 
 class Attempt(models.Model):

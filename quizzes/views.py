@@ -180,24 +180,26 @@ def set_language(request: HttpRequest) -> HttpResponse:
 def catalog(request: HtmxHttpRequest) -> HttpResponse:
     """Published quizzes, a page at a time; searched and filtered by the query string. To
     htmx (the search form as the learner types, the pager) only the results."""
+    version = catalog_service.catalog_version()
     form = catalog_service.CatalogForm(
         request.GET,
-        guides=catalog_service.listed_guides(),
+        guides=catalog_service.listed_guides(version=version),
         signed_in=request.user.is_authenticated,
     )
-    quizzes = catalog_service.catalog_quizzes(
+    listing = catalog_service.catalog_listing(
         user=request.user,
+        version=version,
+        page=request.GET.get("page"),
         query=form.value("q"),
         difficulty=form.value("difficulty"),
         guide=form.value("guide"),
         status=form.value("status"),
         mastery=form.value("mastery"),
     )
-    listing = catalog_service.listing_page(quizzes, user=request.user, page=request.GET.get("page"))
     return render(
         request,
         _partial(request, "quizzes/catalog.html", "results"),
-        {"form": form, "listing": listing},
+        {"form": form, "listing": listing, "catalog_version": version},
     )
 
 
@@ -212,11 +214,11 @@ def guide_list(request: HtmxHttpRequest) -> HttpResponse:
 def guide_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """A guide's published quizzes in its order, with the learner's progress."""
     guide = get_object_or_404(Guide, slug=slug)
-    listing = catalog_service.listing_page(
-        catalog_service.guide_quizzes(guide),
+    listing = catalog_service.guide_listing(
+        guide,
         user=request.user,
+        version=catalog_service.catalog_version(),
         page=request.GET.get("page"),
-        show_guide=False,
     )
     return render(
         request,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from quizzes.models import Answer, Attempt, Quiz
+from quizzes.content import quiz_touch
+from quizzes.models import Answer, Attempt, Guide, Question, Quiz
 from tests.factories import correct_choice, make_guide, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -270,6 +272,58 @@ def test_cards_show_the_learners_progress(client, progress):
     assert page.count("Not started</span>") == 1
 
 
+def test_a_card_shows_the_best_share_of_the_learners_attempts_and_the_latest_of_equals(
+    client, topics
+):
+    learner = make_user()
+    quiz = topics["sharding"]
+    now = timezone.now()
+    for score, total, minutes_ago in [(2, 3, 30), (3, 4, 20), (1, 3, 10), (6, 8, 5)]:
+        Attempt.objects.create(
+            user=learner,
+            quiz=quiz,
+            finished_at=now - timedelta(minutes=minutes_ago),
+            score=score,
+            total=total,
+        )
+    client.force_login(learner)
+    assert "Best score: 6 / 8" in _text(client.get("/en/", {"q": "sharding"}))
+
+
+def test_a_card_says_time_is_up_for_an_attempt_past_its_deadline(client, topics):
+    learner = make_user()
+    Attempt.objects.create(
+        user=learner,
+        quiz=topics["sharding"],
+        deadline=timezone.now() - timedelta(minutes=5),
+    )
+    client.force_login(learner)
+    page = _text(client.get("/ar/", {"q": "sharding"}))
+    assert "انتهى الوقت" in page and "state--progress" not in page
+
+
+def test_what_every_learner_sees_alike_is_read_once_per_catalog_version(
+    client, topics, django_assert_num_queries
+):
+    """The count, the page and the guides of the filter are read by the first request of a
+    version; the next learner's request reads only the version and their own progress."""
+    first, second = make_user(), make_user()
+    client.force_login(first)
+    _text(client.get("/en/", {"difficulty": "hard"}))
+    client.force_login(second)
+    # The user, the version, the learner's progress, the reviews due.
+    with django_assert_num_queries(4):
+        assert titles(client.get("/en/", {"difficulty": "hard"})) == [
+            "Activation checkpointing",
+            "Mixed precision",
+        ]
+    quiz_touch(topics["optimizer"])
+    # The same, and once per version: quizzes without search text, the guides, the count and
+    # the page.
+    with django_assert_num_queries(8):
+        client.get("/en/", {"difficulty": "hard"})
+
+
 def test_the_progress_filter_is_offered_only_to_a_signed_in_learner(client, progress):
     assert 'name="status"' not in _text(client.get("/en/"))
     client.force_login(progress)
@@ -307,17 +361,60 @@ def test_cards_link_to_their_guides_page(client, topics):
     assert 'href="/ar/guides/memory/"' in _text(client.get("/ar/"))
 
 
-def test_a_card_shows_an_edit_at_once_whatever_path_made_it(client, topics):
-    """Cards are rendered once per process and kept: by every value they show, so an edit
-    that went around save() and quiz_touch shows as soon as it is in the database."""
+def test_an_edit_made_in_code_shows_in_the_catalog_once_it_calls_quiz_touch(client, topics):
+    """What every learner sees alike is kept per catalog version: an edit written around
+    the admin reaches the catalog as it reaches every learner page, through quiz_touch."""
     quiz = topics["optimizer"]
     assert "Optimizer states" in titles(client.get("/en/"))
     Quiz.objects.filter(pk=quiz.pk).update(title_en="Optimiser states", difficulty="hard")
-    quiz.guide.__class__.objects.filter(pk=quiz.guide_id).update(title_en="Memory, again")
+    Guide.objects.filter(pk=quiz.guide_id).update(title_en="Memory, again")
+
+    quiz_touch(Quiz.objects.filter(guide_id=quiz.guide_id))
+
     page = _text(client.get("/en/"))
     assert "Optimiser states" in titles(client.get("/en/"))
-    assert "Memory, again</a></p>" in page  # the card's guide, not the filter's option
+    assert "Memory, again</a></p>" in page  # the card's guide
+    assert '<option value="memory">Memory, again</option>' in page  # and the filter's
     assert page.count("badge--hard") == 3
+    assert titles(client.get("/en/", {"difficulty": "hard"})) == [
+        "Activation checkpointing",
+        "Mixed precision",
+        "Optimiser states",
+    ]
+
+
+def test_quizzes_made_published_or_deleted_in_code_show_at_once(client, topics):
+    """Quizzes written straight to the database (a script's bulk_create, an update, a
+    delete) change the catalog's version, and a bulk-made quiz is found by search too,
+    though no save() gave it its search text."""
+    assert len(titles(client.get("/en/"))) == 4
+    guide = Guide.objects.get(slug="memory")
+    Quiz.objects.bulk_create(
+        [Quiz(slug="bulk", title_en="Pipeline bubbles", title_ar="فقاعات الأنابيب", guide=guide)]
+    )
+    assert Quiz.objects.get(slug="bulk").search_text == ""
+    Quiz.objects.filter(slug="bulk").update(is_published=True)
+    Question.objects.create(quiz=Quiz.objects.get(slug="bulk"), position=1, prompt_en="?")
+
+    assert "Pipeline bubbles" in titles(client.get("/en/"))
+    assert titles(client.get("/en/", {"q": "فقاعات"})) == ["Pipeline bubbles"]
+    assert titles(client.get("/ar/", {"q": "الانابيب"})) == ["فقاعات الأنابيب"]
+
+    Quiz.objects.filter(slug="bulk").update(is_published=False)
+    assert "Pipeline bubbles" not in titles(client.get("/en/"))
+    Quiz.objects.filter(pk=topics["sharding"].pk).delete()
+    assert titles(client.get("/en/")) == [
+        "Activation checkpointing",
+        "Mixed precision",
+        "Optimizer states",
+    ]
+
+
+def test_a_question_added_in_code_counts_on_its_card_at_once(client, topics):
+    quiz = topics["sharding"]
+    assert "3 questions" in _text(client.get("/en/", {"q": "sharding"}))
+    Question.objects.create(quiz=quiz, position=9, prompt_en="One more?")
+    assert "4 questions" in _text(client.get("/en/", {"q": "sharding"}))
 
 
 @pytest.fixture
