@@ -2,9 +2,11 @@
 
 Every listing is a page of at most PER_PAGE quizzes, and every statement it sends is about
 that page or a count, so a page costs the same few statements with ten quizzes or with ten
-thousand: the filtered count, the page (its question counts as subqueries of its rows), and,
-for a signed-in learner, the page's progress and mastery. On PostgreSQL none of them reads
-every quiz either (indexes in migration 0006; docs/operations.md).
+thousand. What every learner sees alike (the filtered count, the page's cards, the guides to
+filter by) is read once per catalog version and kept by each process (`catalog_version`, one
+indexed statement per request); what is the learner's own (their progress, their mastery, and
+the listings filtered by them) is read per request. On PostgreSQL no statement reads every
+quiz (indexes in migrations 0006 and 0012; docs/operations.md).
 """
 
 from __future__ import annotations
