@@ -10,6 +10,7 @@ on its next request.
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from dataclasses import dataclass, field
@@ -92,7 +93,8 @@ _local_lock = threading.Lock()
 def quiz_content(quiz: Quiz) -> QuizContent:
     """The quiz's questions in order, each with its choices and accepted numbers prefetched.
 
-    `content.quiz` is the caller's instance; the questions share the cached one."""
+    `content.quiz` is the caller's instance; the questions share the cached one, a copy made
+    when this version was first read."""
     cached = _version(quiz.pk, quiz.updated_at, loaded=quiz)
     return QuizContent(quiz=quiz, questions=cached.questions)
 
@@ -126,6 +128,11 @@ def _version(quiz_id: int, version: datetime, loaded: Quiz | None = None) -> _Ve
 def _load(quiz_id: int, loaded: Quiz | None) -> _Version:
     if loaded is None or not Quiz.guide.is_cached(loaded):
         loaded = Quiz.objects.select_related("guide").get(pk=quiz_id)
+    else:
+        # A copy: the caller's instance stays theirs, and whatever they later assign to it
+        # (a form's unsaved values, an annotation) never reaches the version others read.
+        loaded = copy.copy(loaded)
+        loaded.guide = copy.copy(loaded.guide)
     questions = list(
         Question.objects.filter(quiz_id=quiz_id)
         .order_by("position")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizzes.content import quiz_content, quiz_touch
+from quizzes.content import quiz_content, quiz_content_of, quiz_touch
 from quizzes.instructors.imports import quiz_import_gift
 from quizzes.models import Question, Quiz
 from tests.admin_posts import choice_rows, question_rows, save_guide, save_question, save_quiz
@@ -125,3 +125,18 @@ def test_an_edit_made_in_code_reaches_learners_once_it_calls_quiz_touch(quiz):
     quiz_touch(quiz)
 
     assert quiz_content(Quiz.objects.get(pk=quiz.pk)).at(1).prompt == "Changed in code"
+
+
+def test_a_callers_unsaved_change_to_its_quiz_never_reaches_the_cached_version(quiz):
+    """An admin form writes its values onto the instance before it validates them: what one
+    request does to its own quiz object must not show to learners reading the same version."""
+    mine = Quiz.objects.select_related("guide").get(pk=quiz.pk)
+    quiz_content(mine)  # this version is first read, and cached, from the caller's instance
+
+    mine.title_en = "An unsaved draft"
+    mine.guide.title_en = "Another unsaved draft"
+
+    shared = quiz_content_of(quiz_id=quiz.pk, version=quiz.updated_at)
+    assert shared.quiz.title_en == quiz.title_en
+    assert shared.questions[0].quiz.title_en == quiz.title_en
+    assert shared.quiz.guide.title_en == quiz.guide.title_en
