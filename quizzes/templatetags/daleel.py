@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from django import template
@@ -89,6 +90,19 @@ def md(obj, field: str, inline: bool = False) -> SafeString:
             mark_safe(html),  # sanitised by quizzes.text
         )
     return mark_safe(html)  # sanitised by quizzes.text
+
+
+# Elements that are not phrasing content: a text holding one may not go in a heading or a
+# legend (MathML's <math>, even displayed, is phrasing content).
+_NOT_PHRASING = re.compile(
+    r"<(?:p|div|pre|table|ul|ol|dl|blockquote|h[1-6]|hr|figure|details)[\s>]"
+)
+
+
+@register.filter
+def is_phrasing(html: str) -> bool:
+    """Whether rendered text (`md ... inline=True`) may go in a heading or a legend."""
+    return not _NOT_PHRASING.search(str(html))
 
 
 @register.simple_tag

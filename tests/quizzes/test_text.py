@@ -353,3 +353,83 @@ def test_the_check_for_executable_parts_finds_them_in_unsanitised_html():
         "a[href= JaVa\tScript:x]",
         "p[style]",
     ]
+
+
+class _Nesting(HTMLParser):
+    """Each element's tag, attributes and open ancestors, in document order."""
+
+    VOID = {"input", "br", "img", "meta", "link", "hr", "wbr", "source", "col"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[str] = []
+        self.found: list[tuple[str, dict[str, str | None], tuple[str, ...]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, dict(attrs), tuple(self.open)))
+        if tag not in self.VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(tag) :]
+
+
+def nesting(html: str) -> list[tuple[str, dict[str, str | None], tuple[str, ...]]]:
+    parser = _Nesting()
+    parser.feed(html)
+    return parser.found
+
+
+BLOCKS = {"p", "div", "pre", "table", "ul", "ol", "blockquote"}
+
+
+def blocks_in_phrasing_only_places(html: str) -> list[str]:
+    return [
+        tag
+        for tag, _attrs, ancestors in nesting(html)
+        if tag in BLOCKS and {"h2", "legend"} & set(ancestors)
+    ]
+
+
+def heading(html: str) -> tuple[str, dict[str, str | None], tuple[str, ...]]:
+    return next(found for found in nesting(html) if found[1].get("id") == "question-heading")
+
+
+@pytest.mark.django_db
+def test_a_prompt_with_code_heads_its_step_without_blocks_inside_a_heading_or_legend(
+    learner_client,
+):
+    quiz = make_quiz(questions=1)
+    question = quiz.questions.get()
+    Question.objects.filter(pk=question.pk).update(
+        prompt_en="What does this print?\n\n```python\nprint(2 ** 3)\n```", prompt_ar=""
+    )
+    quiz_touch(quiz)
+    learner_client.post(f"/en/quizzes/{quiz.slug}/start/")
+    url = f"/en/attempts/{quiz.attempts.get().pk}/questions/1/"
+
+    pages = [
+        learner_client.get(url).content.decode(),
+        learner_client.post(
+            url,
+            {"choice": question.choices.first().pk, "question": question.pk},
+            HTTP_HX_REQUEST="true",
+        ).content.decode(),  # the feedback
+    ]
+    for page in pages:
+        assert '<pre class="code"' in page
+        assert blocks_in_phrasing_only_places(page) == []
+        tag, attrs, _ = heading(page)
+        assert (tag, attrs["role"], attrs["aria-level"]) == ("div", "heading", "2")
+    fieldset = next(attrs for tag, attrs, _ in nesting(pages[0]) if tag == "fieldset")
+    assert fieldset["aria-labelledby"] == "question-heading"  # it has no legend
+
+
+@pytest.mark.django_db
+def test_a_one_line_prompt_stays_the_legend_of_its_choices(learner_client):
+    quiz = make_quiz(questions=1)
+    learner_client.post(f"/en/quizzes/{quiz.slug}/start/")
+    page = learner_client.get(f"/en/attempts/{quiz.attempts.get().pk}/questions/1/")
+    tag, _attrs, ancestors = heading(page.content.decode())
+    assert tag == "h2" and ancestors[-2:] == ("fieldset", "legend")
