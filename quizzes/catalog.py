@@ -253,7 +253,7 @@ def card(quiz: Quiz, *, show_guide: bool) -> str:
 # filter by) is kept per process and keyed by the catalog's version: one indexed statement
 # per request tells whether anything a listing shows may have changed.
 def _newest(model: type[Model], field: str) -> Subquery:
-    return Subquery(model.objects.order_by(f"-{field}").values(field)[:1])
+    return Subquery(model._default_manager.order_by(f"-{field}").values(field)[:1])
 
 
 _VERSION = (
