@@ -315,6 +315,17 @@ class Choice(models.Model):
     def __str__(self) -> str:
         return self.text
 
+    def save(self, *args, **kwargs) -> None:
+        # Code that marks the right choice as it always could (`is_correct=True`, no weight,
+        # as a script or the shell does) means the whole mark: a single-answer question's
+        # right choice. Any weight given is kept (and checked by the constraints above).
+        if self.is_correct and not self.fraction:
+            self.fraction = Decimal(1)
+            update_fields = kwargs.get("update_fields")
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "fraction"}
+        super().save(*args, **kwargs)
+
     def natural_key(self) -> tuple[str, int, int]:
         return (*self.question.natural_key(), self.position)
 

@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -15,6 +17,31 @@ def test_a_question_cannot_have_two_correct_choices_in_the_database(quiz):
     question = quiz.questions.first()
     with pytest.raises(IntegrityError), transaction.atomic():
         Choice.objects.filter(pk=wrong_choice(question).pk).update(is_correct=True, fraction=1)
+
+
+def test_a_choice_marked_right_in_code_without_a_weight_is_worth_the_whole_mark(learner):
+    """As a script or the shell writes a question: is_correct=True, no weight."""
+    quiz = make_quiz(questions=0)
+    question = Question.objects.create(quiz=quiz, position=1, prompt_en="2 + 2?")
+    right = Choice.objects.create(question=question, position=1, text_en="4", is_correct=True)
+    Choice.objects.create(question=question, position=2, text_en="5")
+    assert right.fraction == 1
+
+    attempt = attempt_start(quiz=quiz, user=learner)
+    answer_record(attempt=attempt, question=question, choice_id=right.pk)
+    attempt.refresh_from_db()
+    assert (attempt.score, attempt.total) == (1, 1)
+
+
+def test_a_weight_given_with_a_right_choice_is_kept(quiz):
+    question = Question.objects.create(
+        quiz=quiz, position=9, prompt_en="Which two?", kind=Question.Kind.MULTIPLE
+    )
+    half = Choice.objects.create(
+        question=question, position=1, text_en="Half", is_correct=True, fraction=Decimal("0.5")
+    )
+    half.refresh_from_db()
+    assert half.fraction == Decimal("0.5")
 
 
 def test_two_questions_of_a_quiz_cannot_share_a_position(quiz):
