@@ -124,7 +124,9 @@ class CatalogForm(forms.Form):
         super().__init__(data)
         guide = self.fields["guide"]
         assert isinstance(guide, forms.ChoiceField)
-        guide.choices = [("", _("Any")), *guides]
+        # Lazily: the guides are listed only to render the form (kept rendered per version:
+        # catalog.html) or to check a guide asked for, not on every request.
+        guide.choices = lambda: [("", _("Any")), *guides]
         if not signed_in:
             del self.fields["status"]
             del self.fields["mastery"]
@@ -395,13 +397,13 @@ def _card_state(
     return mark_safe(html)
 
 
-def card_state(progress: dict[str, Any] | None, mastery: str) -> SafeString:
-    """Where the learner stands with a quiz, under its card: `progress` as
+def card_state(progress: dict[str, Any] | None, mastery: str, *, language: str) -> SafeString:
+    """Where the learner stands with a quiz, under its card, in `language`: `progress` as
     `AttemptQuerySet.progress_by_quiz` gives it (None: never started), `mastery` a Level.
     Learners share the few states there are, so each is rendered once per process."""
     progress = progress or {}
     return _card_state(
-        _language(),
+        language,
         progress.get("in_progress", 0),
         progress.get("overdue", 0),
         progress.get("finished", 0),
@@ -446,12 +448,17 @@ def _for_learner(shared: SharedPage, *, user: User | AnonymousUser) -> Listing:
             card.pk: card.question_count for card in shared.cards if card.pk in progress
         },
     )
+    language = _language()
     return Listing(
         page=page,
         cards=[
             CardOfLearner(
                 html=card.html,
-                state=card_state(progress.get(card.pk), levels.get(card.pk, Level.NOT_STARTED)),
+                state=card_state(
+                    progress.get(card.pk),
+                    levels.get(card.pk, Level.NOT_STARTED),
+                    language=language,
+                ),
             )
             for card in shared.cards
         ],
