@@ -16,12 +16,14 @@ Whole-day intervals: no learning steps (a minute-long step makes no sense for a 
 
 from __future__ import annotations
 
+import bisect
 import enum
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache as memoize
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -107,15 +109,17 @@ def card_record_quiz_answer(
         return
     card = ReviewCard.objects.filter(user_id=user_id, question_id=question_id).first()
     if card is not None:
+        was_due = card.due
         _moved(card, right=is_correct, at=at).save(update_fields=_SCHEDULED_FIELDS)
+        _badge_forget_if_due_soon(user_id, was_due, card.due, now=at)
         return
     if is_correct:
         return  # the card was deleted with its question meanwhile
     # If another tab's wrong answer created the card a moment ago, that one answer moved it:
     # skipped by the database (ON CONFLICT DO NOTHING), without a savepoint around it.
-    ReviewCard.objects.bulk_create(
-        [_missed_first(user_id=user_id, question_id=question_id, at=at)], ignore_conflicts=True
-    )
+    new = _missed_first(user_id=user_id, question_id=question_id, at=at)
+    ReviewCard.objects.bulk_create([new], ignore_conflicts=True)
+    _badge_forget_if_due_soon(user_id, new.due, now=at)
 
 
 def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetime]]) -> None:
@@ -128,10 +132,11 @@ def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetim
             user_id=user_id, question_id__in=[question_id for question_id, _right, _at in answers]
         )
     }
-    new, moved = [], []
+    new, moved, dues = [], [], []
     for question_id, is_correct, at in sorted(answers, key=lambda answer: answer[2]):
         card = cards.get(question_id)
         if card is not None:
+            dues.append(card.due)
             moved.append(_moved(card, right=is_correct, at=at))
         elif not is_correct:
             new.append(_missed_first(user_id=user_id, question_id=question_id, at=at))
@@ -139,6 +144,9 @@ def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetim
         ReviewCard.objects.bulk_create(new, ignore_conflicts=True)
     if moved:
         ReviewCard.objects.bulk_update(moved, _SCHEDULED_FIELDS)
+    if answers:
+        dues += [card.due for card in [*new, *moved]]
+        _badge_forget_if_due_soon(user_id, *dues, now=min(at for _q, _r, at in answers))
 
 
 def cards_of_quiz_exist() -> Exists:
@@ -158,6 +166,44 @@ def _offered(user_id: int):
 
 def review_due_count(*, user_id: int, now: datetime | None = None) -> int:
     return _offered(user_id).filter(due__lte=now or timezone.now()).count()
+
+
+# The navigation shows on every whole page how many review questions are due. Rather than
+# count them per page, each learner's due times are kept in the cache and the count is how
+# many are past: exact as time goes by, with no write. A write that changes a card due within
+# the kept times' lifetime forgets them (a review answer; a quiz answer that moves a card due
+# soon); a card due later is counted by then from a fresh read. What changes which cards are
+# offered without moving one (a quiz unpublished, a question deleted) shows within
+# BADGE_SECONDS.
+BADGE_SECONDS = 60
+
+
+def _badge_key(user_id: int) -> str:
+    return f"review-due-times:{user_id}"
+
+
+def review_due_badge(*, user_id: int, now: datetime | None = None) -> int:
+    """The number of review questions due, for the navigation: from the learner's kept due
+    times (one cache read), read again at most every BADGE_SECONDS."""
+    now = now or timezone.now()
+    key = _badge_key(user_id)
+    due_times = cache.get(key)
+    if due_times is None:
+        due_times = sorted(
+            due.timestamp() for due in _offered(user_id).values_list("due", flat=True)
+        )
+        cache.set(key, due_times, BADGE_SECONDS)
+    return bisect.bisect_right(due_times, now.timestamp())
+
+
+def _badge_forget_if_due_soon(user_id: int, *dues: datetime, now: datetime) -> None:
+    """After a write of the learner's cards (was and is due at `dues`): forget their kept due
+    times if one of those falls within their lifetime, at once and again once the write is
+    committed (a page read between the two would have kept the times before it)."""
+    if any(due <= now + timedelta(seconds=BADGE_SECONDS) for due in dues):
+        key = _badge_key(user_id)
+        cache.delete(key)
+        transaction.on_commit(lambda: cache.delete(key))
 
 
 def review_next_due_at(*, user_id: int) -> datetime | None:
@@ -273,6 +319,7 @@ def review_submit(
     try:
         with transaction.atomic():
             answer.save(force_insert=True)
+            was_due = card.due
             scheduled = _moved(card, right=answer.is_correct, at=now)
             moved = ReviewCard.objects.filter(pk=card.pk, reviews=revision).update(
                 **{name: getattr(scheduled, name) for name in _SCHEDULED_FIELDS}
@@ -280,6 +327,7 @@ def review_submit(
             if not moved:
                 # A quiz answer moved the card between our read and this write.
                 raise IntegrityError("card moved meanwhile")
+            _badge_forget_if_due_soon(user_id, was_due, scheduled.due, now=now)
     except IntegrityError:
         return review_submit(
             user_id=user_id, card_id=card_id, revision=revision, response=response, now=now

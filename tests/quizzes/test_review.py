@@ -15,6 +15,7 @@ from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
 from quizzes.review import (
     Review,
     card_record_quiz_answer,
+    review_due_badge,
     review_due_count,
     review_next,
     review_submit,
@@ -336,3 +337,35 @@ def test_each_learner_sees_only_their_own_due_count(quiz):
     client.force_login(bilal)
 
     assert "count-badge" not in client.get("/en/").content.decode()
+
+
+# --- The navigation's count, kept per learner -------------------------------------------------
+
+
+def test_the_badge_counts_a_card_as_it_falls_due_without_reading_the_cards_again(
+    learner, quiz, django_assert_num_queries
+):
+    due = ReviewCard.objects.get(question=miss_first_question(learner, quiz)).due
+
+    assert review_due_badge(user_id=learner.pk, now=due - timedelta(minutes=1)) == 0
+    with django_assert_num_queries(0):
+        assert review_due_badge(user_id=learner.pk, now=due) == 1
+
+
+def test_a_review_answer_takes_its_card_off_the_badge_at_once(learner_client, due_card):
+    assert '<span class="count-badge">1<' in learner_client.get("/en/").content.decode()
+
+    post_answer(learner_client, due_card, correct_choice(due_card.question))
+
+    assert "count-badge" not in learner_client.get("/en/").content.decode()
+
+
+def test_a_quiz_answer_that_moves_a_due_card_takes_it_off_the_badge_at_once(
+    learner, learner_client, due_card
+):
+    assert '<span class="count-badge">1<' in learner_client.get("/en/").content.decode()
+
+    card_record_quiz_answer(user_id=learner.pk, question_id=due_card.question_id, is_correct=True)
+
+    assert "count-badge" not in learner_client.get("/en/").content.decode()
+
