@@ -368,4 +368,3 @@ def test_a_quiz_answer_that_moves_a_due_card_takes_it_off_the_badge_at_once(
     card_record_quiz_answer(user_id=learner.pk, question_id=due_card.question_id, is_correct=True)
 
     assert "count-badge" not in learner_client.get("/en/").content.decode()
-
