@@ -111,7 +111,7 @@ def card_record_quiz_answer(
     if card is not None:
         was_due = card.due
         _moved(card, right=is_correct, at=at).save(update_fields=_SCHEDULED_FIELDS)
-        _badge_forget_if_due_soon(user_id, was_due, card.due, now=at)
+        _badge_forget_if_due_soon(user_id, was_due, card.due)
         return
     if is_correct:
         return  # the card was deleted with its question meanwhile
@@ -119,7 +119,7 @@ def card_record_quiz_answer(
     # skipped by the database (ON CONFLICT DO NOTHING), without a savepoint around it.
     new = _missed_first(user_id=user_id, question_id=question_id, at=at)
     ReviewCard.objects.bulk_create([new], ignore_conflicts=True)
-    _badge_forget_if_due_soon(user_id, new.due, now=at)
+    _badge_forget_if_due_soon(user_id, new.due)
 
 
 def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetime]]) -> None:
@@ -146,7 +146,7 @@ def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetim
         ReviewCard.objects.bulk_update(moved, _SCHEDULED_FIELDS)
     if answers:
         dues += [card.due for card in [*new, *moved]]
-        _badge_forget_if_due_soon(user_id, *dues, now=min(at for _q, _r, at in answers))
+        _badge_forget_if_due_soon(user_id, *dues)
 
 
 def cards_of_quiz_exist() -> Exists:
@@ -196,11 +196,12 @@ def review_due_badge(*, user_id: int, now: datetime | None = None) -> int:
     return bisect.bisect_right(due_times, now.timestamp())
 
 
-def _badge_forget_if_due_soon(user_id: int, *dues: datetime, now: datetime) -> None:
+def _badge_forget_if_due_soon(user_id: int, *dues: datetime) -> None:
     """After a write of the learner's cards (was and is due at `dues`): forget their kept due
-    times if one of those falls within their lifetime, at once and again once the write is
-    committed (a page read between the two would have kept the times before it)."""
-    if any(due <= now + timedelta(seconds=BADGE_SECONDS) for due in dues):
+    times if one of those falls within their lifetime (from now, whenever the answers were
+    given), at once and again once the write is committed (a page read between the two would
+    have kept the times before it)."""
+    if any(due <= timezone.now() + timedelta(seconds=BADGE_SECONDS) for due in dues):
         key = _badge_key(user_id)
         cache.delete(key)
         transaction.on_commit(lambda: cache.delete(key))
@@ -327,7 +328,7 @@ def review_submit(
             if not moved:
                 # A quiz answer moved the card between our read and this write.
                 raise IntegrityError("card moved meanwhile")
-            _badge_forget_if_due_soon(user_id, was_due, scheduled.due, now=now)
+            _badge_forget_if_due_soon(user_id, was_due, scheduled.due)
     except IntegrityError:
         return review_submit(
             user_id=user_id, card_id=card_id, revision=revision, response=response, now=now

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.contrib.messages import get_messages
 from django.test import Client
+from django.utils import timezone
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.content import quiz_touch
@@ -15,6 +16,7 @@ from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
 from quizzes.review import (
     Review,
     card_record_quiz_answer,
+    cards_record_answers,
     review_due_badge,
     review_due_count,
     review_next,
@@ -366,5 +368,22 @@ def test_a_quiz_answer_that_moves_a_due_card_takes_it_off_the_badge_at_once(
     assert '<span class="count-badge">1<' in learner_client.get("/en/").content.decode()
 
     card_record_quiz_answer(user_id=learner.pk, question_id=due_card.question_id, is_correct=True)
+
+    assert "count-badge" not in learner_client.get("/en/").content.decode()
+
+
+def test_an_exam_finished_now_takes_a_card_that_fell_due_during_it_off_the_badge(
+    learner, learner_client, quiz
+):
+    """Its answers were given before the card fell due; the badge counts by now."""
+    question = miss_first_question(learner, quiz)
+    card = ReviewCard.objects.get(question=question)
+    now = timezone.now()
+    ReviewCard.objects.filter(pk=card.pk).update(due=now - timedelta(minutes=5))
+    assert '<span class="count-badge">1<' in learner_client.get("/en/").content.decode()
+
+    cards_record_answers(
+        user_id=learner.pk, answers=[(question.pk, True, now - timedelta(minutes=10))]
+    )
 
     assert "count-badge" not in learner_client.get("/en/").content.decode()
