@@ -280,20 +280,17 @@ def review_card_for(*, user_id: int, card_id: int) -> ReviewStep:
 def review_submit(
     *,
     user_id: int,
-    card_id: int,
+    step: ReviewStep,
     revision: int,
     response: Response | None = None,
     choice_id: int | None = None,
     now: datetime | None = None,
 ) -> ReviewOutcome:
-    """Record the learner's response (or pick) for a card shown at `revision`, marked as a
-    quiz marks it, and move the card once (right: the whole mark).
-
-    Raises ReviewNotFound for a card that is not the learner's to review.
-    """
+    """Record the learner's response (or pick) for the card of `step` (as `review_card_for`
+    read it for this learner: the caller needed its question to read the response) shown at
+    `revision`, marked as a quiz marks it, and move the card once (right: the whole mark)."""
     now = now or timezone.now()
     response = Response.of(response, choice_id)
-    step = review_card_for(user_id=user_id, card_id=card_id)
     card, question = step.card, step.question
     if card.reviews != revision:
         recorded = ReviewAnswer.objects.filter(card=card, revision=revision).first()
@@ -330,8 +327,10 @@ def review_submit(
                 raise IntegrityError("card moved meanwhile")
             _badge_forget_if_due_soon(user_id, was_due, scheduled.due)
     except IntegrityError:
+        # Read the card again: as it is now, or gone (ReviewNotFound).
+        again = review_card_for(user_id=user_id, card_id=card.pk)
         return review_submit(
-            user_id=user_id, card_id=card_id, revision=revision, response=response, now=now
+            user_id=user_id, step=again, revision=revision, response=response, now=now
         )
     return ReviewOutcome(Review.ANSWERED, answer=answer, step=step)
 

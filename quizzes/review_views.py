@@ -78,20 +78,18 @@ def review(request: LearnerRequest) -> HttpResponse:
         return _render(request, step=step, practise=practise)
 
     form = ReviewAnswerForm(answer_data(request, "card", "revision"))
-    if not form.is_valid():
-        if "card" in form.errors or "revision" in form.errors:
-            raise Http404("No such review question.")  # not a form our pages send
-        step = _card_or_404(request, form.cleaned_data["card"])
-        return _render(request, step=step, form=form, status=422)
+    valid = form.is_valid()
+    if "card" in form.errors or "revision" in form.errors:
+        raise Http404("No such review question.")  # not a form our pages send
     step = _card_or_404(request, form.cleaned_data["card"])
-    response = form.response_for(step.question)
+    response = form.response_for(step.question) if valid else None
     if response is None:
         # Nothing readable (no choice, a number in letters): said on the step, nothing written.
         return _render(request, step=step, form=form, status=422)
     try:
         outcome = review_submit(
             user_id=request.user.pk,
-            card_id=form.cleaned_data["card"],
+            step=step,
             revision=form.cleaned_data["revision"],
             response=response,
         )

@@ -11,7 +11,7 @@ from accounts.models import Profile
 from accounts.privacy import SECTIONS
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Answer, Attempt, Question, QuestionReport, ReviewAnswer, ReviewCard
-from quizzes.review import review_submit
+from quizzes.review import review_card_for, review_submit
 from tests.factories import PASSWORD, make_mixed_quiz, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +42,12 @@ def huda(db, quiz):
     # The missed questions came back for review; one was answered there, right this time.
     card = ReviewCard.objects.get(user=user, question__position=1)
     right = card.question.choices.get(is_correct=True)
-    review_submit(user_id=user.pk, card_id=card.pk, revision=card.reviews, choice_id=right.pk)
+    review_submit(
+        user_id=user.pk,
+        step=review_card_for(user_id=user.pk, card_id=card.pk),
+        revision=card.reviews,
+        choice_id=right.pk,
+    )
     return user
 
 

@@ -65,7 +65,7 @@ BUDGET = {
     # The user, the card due, its question's quiz version, the count; a review answer: the
     # card read and moved, the answer written, the next card due.
     "review step": 4,
-    "review answer": 6,
+    "review answer": 5,
     # The user, its attempts past their deadline (finished before they are listed), the page
     # and its count, the summaries, the chart, the guides' mastery (two).
     "history": 8,

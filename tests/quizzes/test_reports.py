@@ -207,13 +207,13 @@ def test_instructors_cannot_add_or_delete_reports(learner, answered, instructor)
 
 def test_a_review_step_offers_to_report_its_question_too(learner, learner_client, answered):
     from quizzes.models import ReviewCard
-    from quizzes.review import review_submit
+    from quizzes.review import review_card_for, review_submit
 
     _attempt, question = answered
     card = ReviewCard.objects.get(user=learner, question=question)
     outcome = review_submit(
         user_id=learner.pk,
-        card_id=card.pk,
+        step=review_card_for(user_id=learner.pk, card_id=card.pk),
         revision=card.reviews,
         choice_id=wrong_choice(question).pk,
     )

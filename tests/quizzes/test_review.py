@@ -17,6 +17,7 @@ from quizzes.review import (
     Review,
     card_record_quiz_answer,
     cards_record_answers,
+    review_card_for,
     review_due_badge,
     review_due_count,
     review_next,
@@ -79,7 +80,7 @@ def test_right_reviews_push_a_card_further_each_time_and_a_miss_brings_it_back(l
         before = card.due
         outcome = review_submit(
             user_id=learner.pk,
-            card_id=card.pk,
+            step=review_card_for(user_id=learner.pk, card_id=card.pk),
             revision=card.reviews,
             choice_id=(correct_choice if right else wrong_choice)(question).pk,
             now=before,
@@ -219,7 +220,10 @@ def test_other_learners_review_questions_and_answers_do_not_exist(learner_client
     first = miss_first_question(other, quiz)
     card = due_now(ReviewCard.objects.get(question=first))
     theirs = review_submit(
-        user_id=other.pk, card_id=card.pk, revision=card.reviews, choice_id=wrong_choice(first).pk
+        user_id=other.pk,
+        step=review_card_for(user_id=other.pk, card_id=card.pk),
+        revision=card.reviews,
+        choice_id=wrong_choice(first).pk,
     ).answer
 
     assert post_answer(learner_client, card, correct_choice(first)).status_code == 404
