@@ -44,10 +44,21 @@ def _tab_to(page: Page, locator, limit: int = 40) -> None:
     raise AssertionError(f"Tab never reached {locator}")
 
 
-def _next(page: Page) -> None:
-    following = support.next_control(page)
-    _tab_to(page, following)
+def _press(page: Page, control) -> None:
+    """Reach `control` with Tab and press it with Enter."""
+    _tab_to(page, control)
     page.keyboard.press("Enter")
+
+
+def _tick(page: Page, box) -> None:
+    """Reach a checkbox with Tab and tick it with Space."""
+    _tab_to(page, box)
+    page.keyboard.press("Space")
+    expect(box).to_be_checked()
+
+
+def _next(page: Page) -> None:
+    _press(page, support.next_control(page))
 
 
 @pytest.fixture
@@ -62,9 +73,7 @@ def test_a_learner_answers_every_kind_with_the_keyboard_only(
     words = LABELS[lang]
     page.goto(f"/{lang}/quizzes/{mixed.slug}/")
     support.mark_document(page)
-    start = page.locator(".quiz-actions button[type=submit]")
-    _tab_to(page, start)
-    page.keyboard.press("Enter")
+    _press(page, page.locator(".quiz-actions button[type=submit]"))
 
     # 1. One answer: radio buttons; Space picks the first, which is the right one here.
     expect(page.locator("#question-heading")).to_be_focused()
@@ -80,12 +89,8 @@ def test_a_learner_answers_every_kind_with_the_keyboard_only(
     expect(boxes).to_have_count(4)
     support.assert_accessible(page, axe_source, f"several answers ({lang})")
     support.screenshot(page, screenshots_dir, f"kinds-multiple-{lang}")
-    first = page.get_by_role("checkbox", name=words["box"].format(1))
-    _tab_to(page, first)
-    page.keyboard.press("Space")
-    expect(first).to_be_checked()
-    _tab_to(page, support.submit_button(page))
-    page.keyboard.press("Enter")
+    _tick(page, page.get_by_role("checkbox", name=words["box"].format(1)))
+    _press(page, support.submit_button(page))
     expect(page.locator("#quiz-area .feedback")).to_have_class(re.compile("feedback--partly"))
     expect(page.locator("#quiz-area .feedback")).to_contain_text(words["partly"])
     # Every choice gets its verdict: both right boxes are shown as right.
@@ -143,12 +148,8 @@ def test_a_learner_answers_every_kind_with_the_keyboard_only(
     expect(page.get_by_role("checkbox")).to_have_count(4)
     support.assert_accessible(page, axe_source, f"several answers in review ({lang})")
     for position in (1, 2):
-        box = page.get_by_role("checkbox", name=words["box"].format(position))
-        _tab_to(page, box)
-        page.keyboard.press("Space")
-        expect(box).to_be_checked()
-    _tab_to(page, support.submit_button(page))
-    page.keyboard.press("Enter")
+        _tick(page, page.get_by_role("checkbox", name=words["box"].format(position)))
+    _press(page, support.submit_button(page))
     expect(page.locator("#quiz-area .feedback")).to_have_class(re.compile("feedback--right"))
     assert ReviewAnswer.objects.get(user=signed_in).fraction == 1
 
