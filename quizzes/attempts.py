@@ -26,7 +26,7 @@ from . import grading
 from .availability import DEADLINE_GRACE, quiz_availability
 from .content import QuizContent, quiz_content, quiz_content_of
 from .grading import Response
-from .models import Answer, Attempt, Choice, ChoiceVerdict, Question, Quiz
+from .models import Answer, Attempt, Choice, ChoiceVerdict, Question, Quiz, past_deadline
 from .review import (
     card_record_quiz_answer,
     cards_of_quiz_exist,
@@ -109,8 +109,7 @@ class AttemptState:
 
     def is_overdue(self, now: datetime) -> bool:
         """Past the deadline and its grace: no answer is taken any more."""
-        deadline = self.attempt.deadline
-        return deadline is not None and now > deadline + DEADLINE_GRACE
+        return past_deadline(self.attempt.deadline, now)
 
     @property
     def unanswered(self) -> list[tuple[int, Question]]:

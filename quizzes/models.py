@@ -471,6 +471,12 @@ def validate_numerical_answers(answers: list[tuple[int | None, Decimal]]) -> Non
 DEADLINE_GRACE = timedelta(seconds=10)
 
 
+def past_deadline(deadline: datetime | None, now: datetime) -> bool:
+    """Whether an attempt with this deadline is past it and its grace at `now`: it takes no
+    answer, and is finished as soon as something reads it (`_running` says it in SQL)."""
+    return deadline is not None and now > deadline + DEADLINE_GRACE
+
+
 def _running(now: datetime | None = None) -> Q:
     """Unfinished and not past its deadline and grace (an overdue attempt takes no answer and
     is finished as soon as something reads it)."""
@@ -521,8 +527,7 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             )
             if finished_at is None:
                 # Past the deadline and its grace: not finished yet because nothing read it.
-                running = deadline is None or deadline >= now - DEADLINE_GRACE
-                row["in_progress" if running else "overdue"] += 1
+                row["overdue" if past_deadline(deadline, now) else "in_progress"] += 1
                 continue
             row["finished"] += 1
             rank = (score / total if total else Decimal(-1), finished_at)

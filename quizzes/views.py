@@ -46,7 +46,7 @@ from .availability import DEADLINE_GRACE, quiz_availability
 from .content import quiz_content
 from .forms import AnswerForm, ReportForm
 from .mastery import quiz_levels
-from .models import Attempt, Guide, Question, Quiz
+from .models import Attempt, Guide, Question, Quiz, past_deadline
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -258,9 +258,7 @@ def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 def _settle_overdue(attempt: Attempt | None, quiz: Quiz) -> bool:
     """Finish `attempt` if it is past its deadline and grace; True if it did. No statement
     for an attempt in time."""
-    if attempt is None or attempt.deadline is None:
-        return False
-    if timezone.now() <= attempt.deadline + DEADLINE_GRACE:
+    if attempt is None or not past_deadline(attempt.deadline, timezone.now()):
         return False
     attempt.quiz = quiz
     return attempt_settle(state=attempt_state(attempt))
