@@ -32,6 +32,7 @@ from .review import (
     cards_of_quiz_exist,
     cards_record_answers,
 )
+from .statements import PreparedInsert, PreparedQuery
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -168,6 +169,20 @@ def _step_rows(*, answering: bool) -> QuerySet[Attempt, dict[str, Any]]:
     return rows
 
 
+# The step's read and write, compiled once per process (quizzes/statements.py).
+_NEW_ANSWER = PreparedInsert(Answer)
+_STEP_READS = {
+    answering: PreparedQuery(
+        lambda pk, user_id, answering=answering: _step_rows(answering=answering).filter(
+            pk=pk, user_id=user_id
+        ),
+        "pk",
+        "user_id",
+    )
+    for answering in (False, True)
+}
+
+
 def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> AttemptState | None:
     """The learner's own attempt `pk` as it stands, or None (another learner's attempts do
     not exist for them). Writes nothing.
@@ -178,7 +193,7 @@ def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> Attem
     record an answer, so the row also says whether the learner has review cards for this
     quiz (a right answer then costs no statement for a card).
     """
-    rows = list(_step_rows(answering=answering).filter(pk=pk, user=user))
+    rows = _STEP_READS[answering].rows(pk=pk, user_id=user.pk)
     if not rows:
         return None
     first = rows[0]
@@ -490,7 +505,8 @@ def _record(
     fields = _grade(question, response)
     try:
         with transaction.atomic():
-            answer = Answer.objects.create(attempt=attempt, question=question, **fields)
+            answer = Answer(attempt=attempt, question=question, **fields)
+            _NEW_ANSWER.insert(answer)
             if not attempt.is_deferred:
                 card_record_quiz_answer(
                     user_id=attempt.user_id,

@@ -34,6 +34,7 @@ from fsrs import Card, Rating, Scheduler, State
 from .content import quiz_content
 from .grading import Response, Unanswerable, grade_response
 from .models import Choice, Question, ReviewAnswer, ReviewCard
+from .statements import PreparedInsert, PreparedQuery
 
 PRACTICE_SIZE = 10
 
@@ -107,7 +108,7 @@ def card_record_quiz_answer(
     at = at or timezone.now()
     if is_correct and not quiz_has_cards:
         return
-    card = ReviewCard.objects.filter(user_id=user_id, question_id=question_id).first()
+    card = _card_of(user_id=user_id, question_id=question_id)
     if card is not None:
         was_due = card.due
         _moved(card, right=is_correct, at=at).save(update_fields=_SCHEDULED_FIELDS)
@@ -118,8 +119,29 @@ def card_record_quiz_answer(
     # If another tab's wrong answer created the card a moment ago, that one answer moved it:
     # skipped by the database (ON CONFLICT DO NOTHING), without a savepoint around it.
     new = _missed_first(user_id=user_id, question_id=question_id, at=at)
-    ReviewCard.objects.bulk_create([new], ignore_conflicts=True)
+    _NEW_CARD.insert(new)
     _badge_forget_if_due_soon(user_id, new.due)
+
+
+# A quiz answer's statements for its card, compiled once per process (quizzes/statements.py).
+_CARD_COLUMNS = tuple(field.attname for field in ReviewCard._meta.concrete_fields)
+_CARD_READ = PreparedQuery(
+    lambda user_id, question_id: (
+        ReviewCard.objects.filter(user_id=user_id, question_id=question_id)
+        .order_by()
+        .values(*_CARD_COLUMNS)
+    ),
+    "user_id",
+    "question_id",
+)
+_NEW_CARD = PreparedInsert(ReviewCard, ignore_conflicts=True)
+
+
+def _card_of(*, user_id: int, question_id: int) -> ReviewCard | None:
+    """The learner's card for the question, or None (at most one: a unique constraint)."""
+    for row in _CARD_READ.rows(user_id=user_id, question_id=question_id):
+        return ReviewCard.from_db(ReviewCard.objects.db, _CARD_COLUMNS, list(row.values()))
+    return None
 
 
 def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetime]]) -> None:

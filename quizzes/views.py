@@ -378,7 +378,7 @@ def _render_step(
             if answer is None and form is None
             else None
         ),
-        "form": form or AnswerForm(),
+        "form": form,  # None: nothing sent yet, so no errors to show
         "error": error,
         "saved": saved,
         "is_last": number == state.content.count,

@@ -255,6 +255,15 @@ def test_learner_cannot_open_another_learners_attempt(learner_client, other_lear
     assert not Answer.objects.exists()
 
 
+@pytest.mark.parametrize("pk", [2**63 - 1, 2**63, 10**30])
+def test_an_attempt_number_too_large_for_any_row_is_not_found(learner_client, pk):
+    for url in [f"/en/attempts/{pk}/", f"/en/attempts/{pk}/questions/1/"]:
+        assert learner_client.get(url).status_code == 404
+        assert learner_client.get(url, HTTP_HX_REQUEST="true").status_code == 404
+    assert learner_client.post(f"/en/attempts/{pk}/questions/1/", {"choice": 1}).status_code == 404
+    assert not Answer.objects.exists()
+
+
 def test_an_unpublished_quiz_cannot_be_seen_or_started(learner_client):
     draft = make_quiz(is_published=False)
     assert learner_client.get(f"/en/quizzes/{draft.slug}/").status_code == 404
