@@ -45,6 +45,7 @@ from django.utils.translation import gettext_lazy as _
 from .mastery import Level, answered_quiz_levels, guide_levels, quiz_levels
 from .models import Attempt, Guide, Question, Quiz, QuizQuerySet, catalog_title
 from .search import search_text_refresh, search_words
+from .statements import PreparedQuery
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -258,21 +259,24 @@ def _newest(model: type[Model], field: str) -> Subquery:
     return Subquery(model._default_manager.order_by(f"-{field}").values(field)[:1])
 
 
-_VERSION = (
-    Quiz.objects.order_by("-pk")
-    .values("pk")
-    .annotate(
-        # COUNT as a plain function, not an aggregate, so that no GROUP BY keeps the
-        # database from counting the published quizzes' index (Quiz.Meta.indexes) alone.
-        published=Subquery(
-            Quiz.objects.filter(is_published=True)
-            .order_by()
-            .annotate(n=Func(F("pk"), function="COUNT", output_field=IntegerField()))
-            .values("n")
-        ),
-        edited=_newest(Quiz, "updated_at"),
-        newest_question=_newest(Question, "pk"),
-    )[:1]
+# Compiled once per process (quizzes/statements.py).
+_VERSION = PreparedQuery(
+    lambda: (
+        Quiz.objects.order_by("-pk")
+        .values("pk")
+        .annotate(
+            # COUNT as a plain function, not an aggregate, so that no GROUP BY keeps the
+            # database from counting the published quizzes' index (Quiz.Meta.indexes) alone.
+            published=Subquery(
+                Quiz.objects.filter(is_published=True)
+                .order_by()
+                .annotate(n=Func(F("pk"), function="COUNT", output_field=IntegerField()))
+                .values("n")
+            ),
+            edited=_newest(Quiz, "updated_at"),
+            newest_question=_newest(Question, "pk"),
+        )[:1]
+    )
 )
 _last_version: tuple[Any, ...] | None = None
 _KEPT = 512
@@ -288,8 +292,8 @@ def catalog_version() -> tuple[Any, ...]:
     search text yet: the first listing of a new version gives it one, so search finds it.
     """
     global _last_version
-    row = next(iter(_VERSION.all()), None)  # a clone: the query is built once
-    version = tuple(row.values()) if row else ()
+    rows = _VERSION.rows()
+    version = tuple(rows[0].values()) if rows else ()
     if version != _last_version:
         search_text_refresh(Quiz.objects.filter(search_text=""))
         _last_version = version

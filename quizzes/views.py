@@ -355,6 +355,8 @@ def _render_step(
     choices = state.choices_of(question)
     shows_feedback = answer is not None and state.shows_feedback
     verdicts = answer.choice_verdicts(choices) if answer and shows_feedback else []
+    feedback = answer if state.shows_feedback else None
+    quiz = state.attempt.quiz
     context = {
         "attempt": state.attempt,
         "quiz": state.attempt.quiz,
@@ -364,7 +366,22 @@ def _render_step(
         "question": question,
         "answer": answer,
         # Exam mode shows a saved answer as the form's choice, and no feedback.
-        "feedback": answer if state.shows_feedback else None,
+        "feedback": feedback,
+        # Everything the step shows outside its slots depends on ({% shared %} in take.html).
+        "step_key": (
+            quiz.pk,
+            quiz.updated_at,
+            question.pk,
+            number,
+            state.content.count,
+            state.answered_count,
+            bool(request.htmx),
+            (feedback.is_correct, feedback.is_partly_correct) if feedback else None,
+            saved,
+            state.attempt.is_deferred,
+            answer is not None,
+        ),
+        "step_url": reverse("quizzes:question", args=[state.attempt.pk, number]),
         "choices": choices,
         "verdicts": verdicts,
         # The parts every learner sees alike, rendered once (quizzes/fragments.py).

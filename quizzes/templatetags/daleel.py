@@ -134,3 +134,97 @@ def minutes(duration) -> int:
     """Whole minutes in a timedelta, rounded up so a wait is never understated."""
     seconds = duration.total_seconds() if duration else 0
     return max(1, -(-int(seconds) // 60))
+
+
+# {% shared %}: parts of a page rendered once per process, with the request's own parts put in.
+_SHARED: dict[tuple[object, ...], list[str | int]] = {}
+SHARED_MAX = 4096
+_MARKING = "daleel_shared_marking"
+_MARK = re.compile("\x00slot(\\d+)\x00")
+
+
+class SlotNode(template.Node):
+    child_nodelists = ("nodelist",)
+
+    def __init__(self, nodelist: template.NodeList) -> None:
+        self.nodelist = nodelist
+        self.index = -1  # numbered by the {% shared %} around it
+
+    def render(self, context: template.Context) -> str:
+        if context.get(_MARKING):
+            return mark_safe(f"\x00slot{self.index}\x00")
+        return self.nodelist.render(context)
+
+
+def _slots_in(nodelist: template.NodeList) -> list[SlotNode]:
+    """The slots of a {% shared %}, in order; a {% shared %} inside has its own."""
+    slots: list[SlotNode] = []
+    for node in nodelist:
+        if isinstance(node, SlotNode):
+            slots.append(node)
+        elif not isinstance(node, SharedNode):
+            for attr in node.child_nodelists:
+                slots.extend(_slots_in(getattr(node, attr, None) or template.NodeList()))
+    return slots
+
+
+class SharedNode(template.Node):
+    child_nodelists = ("nodelist",)
+
+    def __init__(
+        self, nodelist: template.NodeList, values: list[template.base.FilterExpression], where: str
+    ) -> None:
+        self.nodelist = nodelist
+        self.values = values
+        self.where = where
+        self.slots = _slots_in(nodelist)
+        for index, slot in enumerate(self.slots):
+            slot.index = index
+
+    def render(self, context: template.Context) -> str:
+        if settings.DEBUG:  # a template edited under `make run` shows at once
+            return self.nodelist.render(context)
+        key = (self.where, get_language(), *(value.resolve(context) for value in self.values))
+        parts = _SHARED.get(key)
+        if parts is None:
+            with context.push({_MARKING: True}):
+                html = self.nodelist.render(context)
+            # Text and slot numbers in turn: "a\x00slot0\x00b" -> ["a", 0, "b"].
+            pieces = _MARK.split(html)
+            parts = [piece if at % 2 == 0 else int(piece) for at, piece in enumerate(pieces)]
+            if len(_SHARED) >= SHARED_MAX:
+                _SHARED.clear()
+            _SHARED[key] = parts
+        return mark_safe(
+            "".join(
+                part if isinstance(part, str) else self.slots[part].render(context)
+                for part in parts
+            )
+        )
+
+
+@register.tag
+def shared(parser: template.base.Parser, token: template.base.Token) -> SharedNode:
+    """`{% shared value … %}…{% endshared %}`: what is inside is rendered once per process for
+    each language and set of `value`s, and kept; each `{% slot %}…{% endslot %}` inside is
+    rendered anew on every request and put in its place.
+
+    For the parts of a page that every request shows alike (the frame's links, labels and
+    navigation; a quiz's heading): their tags (`url`, `static`, `translate`) cost more to
+    render than the learner's own parts between them. What is inside may depend only on the
+    language, the `value`s and the slots' content; a block (`{% block %}`) goes in a slot.
+    With DEBUG on nothing is kept.
+    """
+    values = [parser.compile_filter(bit) for bit in token.split_contents()[1:]]
+    nodelist = parser.parse(("endshared",))
+    parser.delete_first_token()
+    where = f"{parser.origin.name if parser.origin else ''}:{token.lineno}"
+    return SharedNode(nodelist, values, where)
+
+
+@register.tag
+def slot(parser: template.base.Parser, token: template.base.Token) -> SlotNode:
+    """`{% slot %}…{% endslot %}`: inside `{% shared %}`, a part rendered on every request."""
+    nodelist = parser.parse(("endslot",))
+    parser.delete_first_token()
+    return SlotNode(nodelist)
