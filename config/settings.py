@@ -34,6 +34,15 @@ def env_float(name: str, default: float) -> float:
     return float(value) if value.strip() else default
 
 
+def env_prepare_threshold() -> int | None:
+    """DB_PREPARE_THRESHOLD: uses of a statement on a connection before it is prepared (psycopg's
+    prepare_threshold, default 5); "off" prepares none."""
+    value = os.environ.get("DB_PREPARE_THRESHOLD", "").strip()
+    if value.lower() == "off":
+        return None
+    return int(value) if value else 5
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name, "")
     return [item.strip() for item in value.split(",") if item.strip()] or default
@@ -156,13 +165,19 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # the first requests get new connections, not the dead ones the pool kept.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"]["OPTIONS"] = {
+        # Parameters bound by the server and statements prepared on a connection after their
+        # fifth use: PostgreSQL plans a step's statements once per pooled connection instead
+        # of on every request. Behind PgBouncer in transaction mode, set DB_PREPARE_THRESHOLD
+        # to "off" unless it is 1.21 or later with max_prepared_statements.
+        "server_side_binding": True,
+        "prepare_threshold": env_prepare_threshold(),
         "pool": {
             "min_size": env_int("DB_POOL_MIN_SIZE", 2),
             "max_size": env_int("DB_POOL_MAX_SIZE", 10),
             # How long a request waits for a connection before it answers 503: while
             # PostgreSQL is down, every request waits this long.
             "timeout": env_float("DB_POOL_TIMEOUT", 5),
-        }
+        },
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -196,16 +211,6 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 10_000},
         }
     }
-
-# Rendered parts of pages that are the same for every learner, kept by each process in its
-# own memory: their keys name every value they show (`{% cache ... using="fragments" %}`),
-# so nothing is invalidated and nothing needs sharing between processes.
-CACHES["fragments"] = {
-    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-    "LOCATION": "fragments",
-    "TIMEOUT": None,
-    "OPTIONS": {"MAX_ENTRIES": 5_000},
-}
 
 # Sessions are read from the cache, and from the database when the cache misses (emptied, or
 # Redis unreachable): a learner stays signed in through either.

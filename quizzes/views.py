@@ -382,6 +382,11 @@ def _render_step(
             answer is not None,
         ),
         "step_url": reverse("quizzes:question", args=[state.attempt.pk, number]),
+        "next_url": (
+            reverse("quizzes:question", args=[state.attempt.pk, number + 1])
+            if number < state.content.count
+            else ""
+        ),
         "choices": choices,
         "verdicts": verdicts,
         # The parts every learner sees alike, rendered once (quizzes/fragments.py).

@@ -180,6 +180,15 @@ class SharedNode(template.Node):
         self.slots = _slots_in(nodelist)
         for index, slot in enumerate(self.slots):
             slot.index = index
+        self._by_type: dict[type, list[template.Node]] = {}
+
+    def get_nodes_by_type(self, nodetype: type) -> list[template.Node]:
+        # Django looks for the blocks of a page's root template on every render
+        # (ExtendsNode.render); what is inside a {% shared %} never changes after parsing.
+        found = self._by_type.get(nodetype)
+        if found is None:
+            found = self._by_type[nodetype] = super().get_nodes_by_type(nodetype)
+        return found
 
     def render(self, context: template.Context) -> str:
         if settings.DEBUG:  # a template edited under `make run` shows at once
