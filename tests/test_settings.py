@@ -75,3 +75,21 @@ def test_without_redis_production_shares_the_database_cache_and_only_debug_keeps
     local = _run_manage("shell", "--no-imports", "-c", show, DEBUG="true")
     assert shared.stdout.strip() == "django.core.cache.backends.db.DatabaseCache", shared.stderr
     assert local.stdout.strip() == "django.core.cache.backends.locmem.LocMemCache", local.stderr
+
+
+def test_on_postgresql_statements_are_prepared_after_five_uses_unless_the_operator_says_off():
+    show = (
+        "from django.conf import settings; o = settings.DATABASES['default']['OPTIONS']; "
+        "print(o['server_side_binding'], o['prepare_threshold'])"
+    )
+    url = "postgres://daleel@127.0.0.1:5432/daleel"
+    default = _run_manage("shell", "--no-imports", "-c", show, DATABASE_URL=url)
+    first_use = _run_manage(
+        "shell", "--no-imports", "-c", show, DATABASE_URL=url, DB_PREPARE_THRESHOLD="0"
+    )
+    off = _run_manage(
+        "shell", "--no-imports", "-c", show, DATABASE_URL=url, DB_PREPARE_THRESHOLD="off"
+    )
+    assert default.stdout.split() == ["True", "5"], default.stderr
+    assert first_use.stdout.split() == ["True", "0"], first_use.stderr
+    assert off.stdout.split() == ["True", "None"], off.stderr
