@@ -49,7 +49,7 @@ class PreparedQuery:
     .values(...)`); each is an integer, used once in the statement.
     """
 
-    def __init__(self, build: Callable[..., QuerySet[Any, dict[str, Any]]], *slots: str) -> None:
+    def __init__(self, build: Callable[..., QuerySet[Any, Any]], *slots: str) -> None:
         self._build = build
         self._slots = slots
         self._compiled: dict[str, _Compiled] = {}

@@ -338,6 +338,14 @@ def _question_seen(state: AttemptState, number: int, form: AnswerForm) -> Questi
     return state.content.at(number)
 
 
+def _step_address(request: HtmxHttpRequest, attempt_pk: int, number: int) -> str:
+    """The address of step `number`: the request's own when it asked for that step."""
+    match = request.resolver_match
+    if match and match.view_name == "quizzes:question" and match.kwargs.get("number") == number:
+        return request.path
+    return reverse("quizzes:question", args=[attempt_pk, number])
+
+
 def _render_step(
     request: HtmxHttpRequest,
     state: AttemptState,
@@ -381,10 +389,12 @@ def _render_step(
             state.attempt.is_deferred,
             answer is not None,
         ),
-        "step_url": reverse("quizzes:question", args=[state.attempt.pk, number]),
+        # Reversed only where the step shows them: the form posts to the step's own
+        # address (most often the one asked for), feedback and exam steps link to the next.
+        "step_url": _step_address(request, state.attempt.pk, number) if feedback is None else "",
         "next_url": (
-            reverse("quizzes:question", args=[state.attempt.pk, number + 1])
-            if number < state.content.count
+            _step_address(request, state.attempt.pk, number + 1)
+            if number < state.content.count and (feedback or state.attempt.is_deferred)
             else ""
         ),
         "choices": choices,

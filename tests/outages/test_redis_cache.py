@@ -106,3 +106,13 @@ def test_what_was_deleted_while_redis_was_unreachable_does_not_come_back_with_it
         time.sleep(0.6 + RETRY_SECONDS)
         assert cache.get("session") is None
         assert not redis_py.Redis.from_url(server.url).exists(cache.make_key("session"))
+
+
+def test_a_cache_backend_one_per_thread_uses_one_client_for_every_operation():
+    with redis_server() as server:
+        cache, other_thread = cache_on(server.url), cache_on(server.url)
+        cache.set("key", 1)
+        assert cache.get("key") == 1
+        assert cache._cache.get_client() is cache._cache.get_client(write=True)
+        assert cache._cache.get_client() is not other_thread._cache.get_client()
+        assert other_thread.get("key") == 1
