@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from decimal import Decimal
 
 from django import template
@@ -140,7 +141,9 @@ def minutes(duration) -> int:
 _SHARED: dict[tuple[object, ...], list[str | int]] = {}
 SHARED_MAX = 4096
 _MARKING = "daleel_shared_marking"
-_MARK = re.compile("\x00slot(\\d+)\x00")
+# Where a slot goes in the first rendering: unguessable, so no content can pose as one.
+_SLOT_TOKEN = secrets.token_hex(8)
+_MARK = re.compile(f"\x00{_SLOT_TOKEN}:(\\d+)\x00")
 
 
 class SlotNode(template.Node):
@@ -152,7 +155,7 @@ class SlotNode(template.Node):
 
     def render(self, context: template.Context) -> str:
         if context.get(_MARKING):
-            return mark_safe(f"\x00slot{self.index}\x00")
+            return mark_safe(f"\x00{_SLOT_TOKEN}:{self.index}\x00")
         return self.nodelist.render(context)
 
 
@@ -198,7 +201,7 @@ class SharedNode(template.Node):
         if parts is None:
             with context.push({_MARKING: True}):
                 html = self.nodelist.render(context)
-            # Text and slot numbers in turn: "a\x00slot0\x00b" -> ["a", 0, "b"].
+            # Text and slot numbers in turn: "a<mark 0>b" -> ["a", 0, "b"].
             pieces = _MARK.split(html)
             parts = [piece if at % 2 == 0 else int(piece) for at, piece in enumerate(pieces)]
             if len(_SHARED) >= SHARED_MAX:

@@ -92,3 +92,10 @@ def test_the_frame_shows_each_learner_their_own_name_token_and_staff_link():
     anonymous = Client().get(f"/en/quizzes/{quiz.slug}/").content.decode()
     assert "Sign in" in anonymous and learner.username not in anonymous
     assert f"?next=/en/quizzes/{quiz.slug}/" in anonymous
+
+
+def test_content_cannot_pose_as_a_slot():
+    template = Template(TEMPLATE)
+    posing = "\x00slot0\x00 \x00slot1\x00"
+    assert render(template, key=3, kept=posing, own="a") == f"[{posing}|a|<a>]"
+    assert render(template, key=3, kept="", own="b") == f"[{posing}|b|<b>]"
