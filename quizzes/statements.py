@@ -101,8 +101,12 @@ class PreparedInsert:
     def __init__(self, model: type[Model], *, ignore_conflicts: bool = False) -> None:
         self._model = model
         self._on_conflict = OnConflict.IGNORE if ignore_conflicts else None
-        self._fields = [field for field in model._meta.local_concrete_fields if not field.generated]
-        self._fields = [field for field in self._fields if field is not model._meta.auto_field]
+        # The columns save() writes for a new row: all but generated ones and the auto key.
+        self._fields = [
+            field
+            for field in model._meta.local_concrete_fields
+            if not field.generated and field is not model._meta.auto_field
+        ]
         self._compiled: dict[str, tuple[str, SQLInsertCompiler]] = {}
         self._lock = threading.Lock()
 

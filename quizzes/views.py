@@ -361,19 +361,18 @@ def _render_step(
         raise Http404("No such step.")
     answer = state.answer_for(question)
     choices = state.choices_of(question)
-    shows_feedback = answer is not None and state.shows_feedback
-    verdicts = answer.choice_verdicts(choices) if answer and shows_feedback else []
+    # Exam mode shows a saved answer as the form's choice, and no feedback.
     feedback = answer if state.shows_feedback else None
+    verdicts = feedback.choice_verdicts(choices) if feedback else []
     quiz = state.attempt.quiz
     context = {
         "attempt": state.attempt,
-        "quiz": state.attempt.quiz,
+        "quiz": quiz,
         "state": state,
         "number": number,
         "total": state.content.count,
         "question": question,
         "answer": answer,
-        # Exam mode shows a saved answer as the form's choice, and no feedback.
         "feedback": feedback,
         # Everything the step shows outside its slots depends on ({% shared %} in take.html).
         "step_key": (
@@ -401,8 +400,8 @@ def _render_step(
         "verdicts": verdicts,
         # The parts every learner sees alike, rendered once (quizzes/fragments.py).
         "feedback_body": (
-            fragments.feedback_body(question=question, answer=answer, verdicts=verdicts)
-            if answer is not None and shows_feedback
+            fragments.feedback_body(question=question, answer=feedback, verdicts=verdicts)
+            if feedback
             else None
         ),
         "question_fields": (
