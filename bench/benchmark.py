@@ -11,10 +11,16 @@ of connections (one learner per connection at a time):
   question  GET a step of an attempt in progress, as htmx's Next asks for it (the fragment)
   answer    POST answers through attempts in order, as htmx sends the form, to the last
             answer, which finishes the attempt
+  page      GET a step as a whole page (no htmx)
+  answer-rules  the answer phase against /bench/rules/… (bench/urls.py): the same service
+            calls and statements without CSRF, form or rendering; the most any answer view
+            with these rules could serve here (not a target)
 
 Then a catalog phase on a grown site: the bench adds 10,000 published quizzes (and progress
 on them for the learners), and the catalog's first page and a search, signed in, are timed
-against the signed-in floor, interleaved with it as above, on a fresh server.
+against the signed-in floor, interleaved with it as above, on a fresh server; so is the
+catalog's listing alone (/bench/rules/catalog: its statements, no form or rendering; not a
+target).
 
 The learners are made untimed beforehand: accounts with sessions (bench/site_tasks.py), then
 per learner the quiz page (the CSRF cookie) and Start for each quiz, over HTTP. Phases are
@@ -106,7 +112,9 @@ class Attempt:
     pk: int
     index: int  # the bench's own numbering, which decides right and wrong picks
 
-    def step(self, number: int) -> str:
+    def step(self, number: int, *, rules_only: bool = False) -> str:
+        if rules_only:
+            return f"/bench/rules/attempts/{self.pk}/questions/{number}/"
         return f"/en/attempts/{self.pk}/questions/{number}/"
 
     def right(self, number: int) -> bool:
@@ -295,7 +303,7 @@ class Bench:
         name = "page" if page else "question"
         return self.wrk(name, self._spread(requests), cycle=True, seconds=seconds)
 
-    def answer(self, seconds: int) -> dict:
+    def answer(self, seconds: int, *, rules_only: bool = False) -> dict:
         lanes = self._spread(self.fresh)
         self.fresh = []
         per_thread = []
@@ -312,12 +320,19 @@ class Bench:
                     )
                     verdict = "feedback--right" if attempt.right(number) else "feedback--wrong"
                     requests.append(
-                        ("POST", attempt.step(number), headers, f"choice={pick}", verdict)
+                        (
+                            "POST",
+                            attempt.step(number, rules_only=rules_only),
+                            headers,
+                            f"choice={pick}",
+                            verdict,
+                        )
                     )
             per_thread.append(requests)
         # A connection that runs out of attempts idles and understates the rate: wrk()
         # records that as a problem ("exhausted"); ensure_fresh() sizes the pool against it.
-        result = self.wrk("answer", per_thread, cycle=False, seconds=seconds)
+        name = "answer-rules" if rules_only else "answer"
+        result = self.wrk(name, per_thread, cycle=False, seconds=seconds)
         # Finished attempts free their learner's quiz, untouched ones go back to the pool,
         # and the one each connection was in when time ran out is left alone.
         for attempts, done in zip(lanes, result["progress"], strict=True):
@@ -330,7 +345,9 @@ class Bench:
             self.fresh.extend(attempts[index + 1 :])
         return result
 
-    def catalog(self, seconds: int, path: str, *, htmx: bool, name: str) -> dict:
+    def catalog(
+        self, seconds: int, path: str, *, htmx: bool, name: str, expect: str = 'class="card"'
+    ) -> dict:
         """The catalog at `path` for signed-in learners with progress, as a page or as the
         results htmx asks for."""
         requests = []
@@ -338,7 +355,7 @@ class Bench:
             headers = learner.headers()
             if not htmx:
                 del headers["HX-Request"]
-            requests.append(("GET", path, headers, None, 'class="card"'))
+            requests.append(("GET", path, headers, None, expect))
         return self.wrk(name, self._spread(requests), cycle=True, seconds=seconds)
 
     def steps(self, attempt: Attempt) -> int:
@@ -468,7 +485,10 @@ def run(args: argparse.Namespace) -> int:
     load = os.getloadavg()[0]
     log(f"load average before the run: {load:.1f} on {os.cpu_count()} cores")
     began = time.monotonic()
-    phases = {name: Phase(name) for name in ("healthz", "signed-in", "question", "answer", "page")}
+    phases = {
+        name: Phase(name)
+        for name in ("healthz", "signed-in", "question", "answer", "page", "answer-rules")
+    }
     sizes: dict = {}
     with (
         tempfile.TemporaryDirectory(prefix="daleel-bench.") as folder,
@@ -513,6 +533,8 @@ def run(args: argparse.Namespace) -> int:
                 answer_rate = answer["responses"] / (answer["duration_us"] / 1e6)
                 bench.ensure_fresh(args.connections * 2)
                 phases["page"].add(bench.question(args.seconds, page=True))
+                bench.ensure_fresh(math.ceil(need) + 2 * args.connections)
+                phases["answer-rules"].add(bench.answer(args.seconds, rules_only=True))
             bench.check_results()
             bench.check_scores()
         verdict = services.site_task(env, "verify")
@@ -543,6 +565,7 @@ class CatalogRun:
     page: Phase
     search: Phase
     first_page: dict
+    listing: Phase
 
     @property
     def page_ratio(self) -> float:
@@ -562,7 +585,7 @@ def catalog_run(bench: Bench, env: dict[str, str], args: argparse.Namespace, fol
         f"catalog: {made['quizzes']} more published quizzes and {made['attempts']} attempts on "
         f"them in {time.monotonic() - began:.0f} s (untimed)"
     )
-    run = CatalogRun(Phase("signed-in"), Phase("catalog"), Phase("search"), {})
+    run = CatalogRun(Phase("signed-in"), Phase("catalog"), Phase("search"), {}, Phase("listing"))
     with services.gunicorn(env, workers=args.workers, threads=args.threads, log_dir=folder) as (
         base,
     ):
@@ -578,6 +601,11 @@ def catalog_run(bench: Bench, env: dict[str, str], args: argparse.Namespace, fol
             run.floor.add(bench.signed_in(args.seconds))
             run.page.add(bench.catalog(args.seconds, "/en/", htmx=False, name="catalog"))
             run.search.add(bench.catalog(args.seconds, CATALOG_SEARCH, htmx=True, name="search"))
+            run.listing.add(
+                bench.catalog(
+                    args.seconds, "/bench/rules/catalog", htmx=False, name="listing", expect="cards"
+                )
+            )
     return run
 
 
@@ -716,6 +744,20 @@ def report(
             f"search {catalog.search.most_queries}; CPU ms/request first page "
             f"{catalog.page.cpu_ms:.2f}, search {catalog.search.cpu_ms:.2f}; first page "
             f"{catalog.first_page.get('bytes', 0) / 1024:.1f} KB with everything it loads"
+        )
+    rules = phases.get("answer-rules")
+    if rules is not None and rules.requests:
+        listing = ""
+        if catalog is not None and catalog.listing.requests:
+            listing = (
+                f"; the catalog's listing {catalog.listing.rps:.0f} rps, "
+                f"{catalog.listing.rps / catalog.floor.rps:.2f} of its floor, "
+                f"{catalog.listing.cpu_ms:.2f} ms"
+            )
+        print(
+            "bench: the rules alone, without CSRF, form or rendering (bench/urls.py; the most a "
+            f"view could reach, not a target): answer {rules.rps:.0f} rps, "
+            f"{of_floor(rules):.2f} of the floor, {rules.cpu_ms:.2f} ms{listing}"
         )
     for name, passed, detail in checks:
         print(f"bench: target {name}: {'met' if passed else 'MISSED'} ({detail})")

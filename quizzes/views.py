@@ -462,7 +462,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
     saved = outcome.step is Step.SAVED
     if saved and not request.htmx:
         messages.success(request, _("Answer saved. You can change it until you submit them all."))
-    step_url = reverse("quizzes:question", args=[state.attempt.pk, outcome.number])
+    step_url = _step_address(request, state.attempt.pk, outcome.number)
     if request.htmx:
         response = _render_step(request, outcome.state, outcome.number, saved=saved)
         return push_url(response, step_url) if step_url != request.path else response
