@@ -8,6 +8,8 @@ from django.template import Context, Template
 from django.test import Client, override_settings
 from django.utils import translation
 
+from quizzes.attempts import attempt_start
+from quizzes.content import quiz_touch
 from quizzes.templatetags import daleel
 from tests.factories import make_quiz, make_user
 
@@ -99,3 +101,23 @@ def test_content_cannot_pose_as_a_slot():
     posing = "\x00slot0\x00 \x00slot1\x00"
     assert render(template, key=3, kept=posing, own="a") == f"[{posing}|a|<a>]"
     assert render(template, key=3, kept="", own="b") == f"[{posing}|b|<b>]"
+
+
+def test_a_steps_title_follows_its_step_its_language_and_its_quizs_edits():
+    learner = make_user()
+    quiz = make_quiz(questions=2, title_en="Gradients", title_ar="التدرجات")
+    attempt = attempt_start(user=learner, quiz=quiz)
+    client = Client()
+    client.force_login(learner)
+
+    def title(path: str) -> str:
+        return re.search(r"<title>(.*?)</title>", client.get(path).content.decode(), re.S)[1]
+
+    step = f"/attempts/{attempt.pk}/questions/1/"
+    assert title(f"/en{step}") == "Question 1 of 2 · Gradients · Daleel"
+    assert title(f"/en{step}") == "Question 1 of 2 · Gradients · Daleel"
+    assert "التدرجات" in title(f"/ar{step}") and "Gradients" not in title(f"/ar{step}")
+    quiz.title_en = "Gradient descent"
+    quiz.save()
+    quiz_touch(quiz)
+    assert title(f"/en{step}") == "Question 1 of 2 · Gradient descent · Daleel"
