@@ -312,8 +312,8 @@ class Bench:
             for attempt in attempts:
                 quiz = self.content[attempt.slug]
                 headers = attempt.learner.headers(post=True)
-                for number, (choices, right) in enumerate(
-                    zip(quiz["choices"], quiz["correct"], strict=True), 1
+                for number, (question, choices, right) in enumerate(
+                    zip(quiz["questions"], quiz["choices"], quiz["correct"], strict=True), 1
                 ):
                     pick = (
                         right if attempt.right(number) else next(c for c in choices if c != right)
@@ -324,7 +324,8 @@ class Bench:
                             "POST",
                             attempt.step(number, rules_only=rules_only),
                             headers,
-                            f"choice={pick}",
+                            # As the step's form sends it: the pick and the question seen.
+                            f"choice={pick}&question={question}",
                             verdict,
                         )
                     )

@@ -92,11 +92,12 @@ def create(count: int, prefix: str) -> list[dict[str, str]]:
     return learners
 
 
-def content() -> dict[str, dict[str, list[int]]]:
+def content() -> dict[str, dict[str, list]]:
     quizzes = {}
     for quiz in Quiz.objects.published().prefetch_related("questions__choices"):
         questions = sorted(quiz.questions.all(), key=lambda q: q.position)
         quizzes[quiz.slug] = {
+            "questions": [q.pk for q in questions],
             "choices": [
                 [c.pk for c in sorted(q.choices.all(), key=lambda c: c.position)] for q in questions
             ],

@@ -35,14 +35,15 @@ def answer_rules(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Record a step's `choice` as the step view does, and say only right or wrong."""
     if not request.user.is_authenticated:
         return _text("sign in first", 403)
-    state = attempt_of_learner(user=request.user, pk=pk, answering=True)
-    if state is None:
-        return _text("no such attempt", 404)
     try:
         choice_id = int(request.POST.get("choice", ""))
+        question_id = int(request.POST.get("question", ""))
     except ValueError:
-        return _text("choice: a number", 400)
-    outcome = step_submit(state=state, number=number, question_id=None, choice_id=choice_id)
+        return _text("choice and question: numbers", 400)
+    state = attempt_of_learner(user=request.user, pk=pk, answering=True, question_id=question_id)
+    if state is None:
+        return _text("no such attempt", 404)
+    outcome = step_submit(state=state, number=number, question_id=question_id, choice_id=choice_id)
     if outcome.answer is None:
         return _text(outcome.step.value, 409)
     return _text("feedback--right" if outcome.answer.is_correct else "feedback--wrong")

@@ -7,6 +7,7 @@ that may finish an attempt on reading is `attempt_settle`, which views call expl
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import random
@@ -28,11 +29,16 @@ from .content import QuizContent, quiz_content, quiz_content_of
 from .grading import Response
 from .models import Answer, Attempt, Choice, ChoiceVerdict, Question, Quiz, past_deadline
 from .review import (
+    CARD_NOT_READ,
+    card_columns,
+    card_in_row,
+    card_of_question,
     card_record_quiz_answer,
+    card_record_writes,
     cards_of_quiz_exist,
     cards_record_answers,
 )
-from .statements import PreparedInsert, PreparedQuery
+from .statements import PreparedInsert, PreparedQuery, fits_id
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -155,18 +161,29 @@ _ANSWER_COLUMNS = tuple(field.attname for field in Answer._meta.concrete_fields)
 _ANSWER_LOOKUPS = tuple(f"answers__{name}" for name in _ANSWER_COLUMNS)
 
 
-@functools.cache
-def _step_rows(*, answering: bool) -> QuerySet[Attempt, dict[str, Any]]:
-    """The query of `attempt_of_learner` without its filter, built once per process: the
-    ORM resolves its joins here, not on every step (each request clones it to filter)."""
+def _step_query(
+    *, answering: bool, card_question: int | None = None
+) -> QuerySet[Attempt, dict[str, Any]]:
+    """The query of `attempt_of_learner` without its filter: a row per answer (one with empty
+    answer columns when there is none yet). `answering`: with whether the learner has cards
+    for the quiz; `card_question`: with their card for that question."""
+    rows = Attempt.objects.order_by()
+    lookups = [*_ATTEMPT_COLUMNS, *_ANSWER_LOOKUPS]
     columns: dict[str, Any] = {"content_version": F("quiz__updated_at")}
     if answering:
         columns["has_review_cards"] = cards_of_quiz_exist()
-    # A row per answer (one with empty answer columns when there is none yet).
-    rows: QuerySet[Attempt, dict[str, Any]] = Attempt.objects.order_by().values(
-        *_ATTEMPT_COLUMNS, *_ANSWER_LOOKUPS, **columns
-    )
-    return rows
+    if card_question is not None:
+        rows = rows.annotate(posted_card=card_of_question(card_question))
+        lookups += card_columns("posted_card")
+    values: QuerySet[Attempt, dict[str, Any]] = rows.values(*lookups, **columns)
+    return values
+
+
+@functools.cache
+def _step_rows(*, answering: bool) -> QuerySet[Attempt, dict[str, Any]]:
+    """`_step_query` built once per process: the ORM resolves its joins here, not on every
+    call (each clones it to filter)."""
+    return _step_query(answering=answering)
 
 
 # The step's read and write, compiled once per process (quizzes/statements.py).
@@ -181,9 +198,19 @@ _STEP_READS = {
     )
     for answering in (False, True)
 }
+_ANSWER_READ = PreparedQuery(
+    lambda pk, user_id, question_id: _step_query(answering=True, card_question=question_id).filter(
+        pk=pk, user_id=user_id
+    ),
+    "pk",
+    "user_id",
+    "question_id",
+)
 
 
-def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> AttemptState | None:
+def attempt_of_learner(
+    *, user: User, pk: int, answering: bool = False, question_id: int | None = None
+) -> AttemptState | None:
     """The learner's own attempt `pk` as it stands, or None (another learner's attempts do
     not exist for them). Writes nothing.
 
@@ -191,9 +218,14 @@ def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> Attem
     version. The quiz, its guide and its questions come from the cached content of that
     version, so no quiz or guide row is read or built per step. `answering`: the step will
     record an answer, so the row also says whether the learner has review cards for this
-    quiz (a right answer then costs no statement for a card).
+    quiz (a right answer then costs no statement for a card), and with the posted question's
+    id (`question_id`) it carries the learner's card for that question (none to read later).
     """
-    rows = _STEP_READS[answering].rows(pk=pk, user_id=user.pk)
+    posted = question_id if answering and question_id is not None and fits_id(question_id) else None
+    if posted is None:
+        rows = _STEP_READS[answering].rows(pk=pk, user_id=user.pk)
+    else:
+        rows = _ANSWER_READ.rows(pk=pk, user_id=user.pk, question_id=posted)
     if not rows:
         return None
     first = rows[0]
@@ -201,8 +233,10 @@ def attempt_of_learner(*, user: User, pk: int, answering: bool = False) -> Attem
         Attempt.objects.db, _ATTEMPT_COLUMNS, [first[name] for name in _ATTEMPT_COLUMNS]
     )
     if answering:
-        # Read by _record; an annotation, as QuerySet.annotate would set it.
+        # Read by _record; annotations, as QuerySet.annotate would set them.
         attempt.has_review_cards = first["has_review_cards"]  # type: ignore[attr-defined]
+        if posted is not None:
+            attempt.posted_card = (posted, card_in_row(first, "posted_card"))  # type: ignore[attr-defined]
     content = quiz_content_of(quiz_id=attempt.quiz_id, version=first["content_version"])
     attempt.quiz = content.quiz  # shared, read-only: see quiz_content_of
     return _state_of(attempt, content, _answers_of(attempt, rows))
@@ -503,8 +537,28 @@ def _record(
     """
     attempt = state.attempt
     fields = _grade(question, response)
+    # Read with the attempt by the step views; unknown elsewhere (scripts).
+    quiz_has_cards = getattr(attempt, "has_review_cards", True)
+    posted_question, posted_card = getattr(attempt, "posted_card", (None, None))
+    card = posted_card if posted_question == question.pk else CARD_NOT_READ
+    completes = all(
+        known.pk in state.answers or known.pk == question.pk for known in state.content.questions
+    )
+    # The answer's row alone (a right answer with no card to move, not the last): its INSERT
+    # is atomic by itself, and a transaction would add two round trips (BEGIN, COMMIT).
+    alone = (
+        not completes
+        and (
+            attempt.is_deferred
+            or not card_record_writes(
+                is_correct=fields["is_correct"], quiz_has_cards=quiz_has_cards, card=card
+            )
+        )
+        # Inside a caller's transaction, a savepoint keeps a refused INSERT from ending it.
+        and transaction.get_autocommit()
+    )
     try:
-        with transaction.atomic():
+        with contextlib.nullcontext() if alone else transaction.atomic():
             answer = Answer(attempt=attempt, question=question, **fields)
             _NEW_ANSWER.insert(answer)
             if not attempt.is_deferred:
@@ -513,8 +567,8 @@ def _record(
                     question_id=question.pk,
                     is_correct=answer.is_correct,
                     at=answer.answered_at,
-                    # Read with the attempt by the step views; unknown elsewhere (scripts).
-                    quiz_has_cards=getattr(attempt, "has_review_cards", True),
+                    quiz_has_cards=quiz_has_cards,
+                    card=card,
                 )
             state.answers[question.pk] = answer
             if state.is_complete:

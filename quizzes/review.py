@@ -25,7 +25,7 @@ from functools import cache as memoize
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, FilteredRelation, OuterRef, Q
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
@@ -90,6 +90,15 @@ def _missed_first(*, user_id: int, question_id: int, at: datetime) -> ReviewCard
     return _moved(card, right=False, at=at)
 
 
+class _NotRead:
+    def __repr__(self) -> str:
+        return "CARD_NOT_READ"
+
+
+# The learner's card for the question has not been read: card_record_quiz_answer reads it.
+CARD_NOT_READ = _NotRead()
+
+
 def card_record_quiz_answer(
     *,
     user_id: int,
@@ -97,18 +106,21 @@ def card_record_quiz_answer(
     is_correct: bool,
     at: datetime | None = None,
     quiz_has_cards: bool = True,
+    card: ReviewCard | None | _NotRead = CARD_NOT_READ,
 ) -> None:
     """Move the learner's card for a question answered in a quiz attempt; a wrong answer
     creates the card when there is none. Call inside the transaction that records the answer.
 
     Two statements (read the card, write it) when a card is created or moved. A caller that
     knows the learner has no card for this quiz's questions (`quiz_has_cards=False`, read with
-    the attempt: `cards_of_quiz_exist`) makes a right answer cost nothing.
+    the attempt: `cards_of_quiz_exist`) makes a right answer cost nothing; one that read the
+    card with the attempt (`card`, None for none: `card_of_question`) saves the read.
     """
     at = at or timezone.now()
-    if is_correct and not quiz_has_cards:
+    if not card_record_writes(is_correct=is_correct, quiz_has_cards=quiz_has_cards, card=card):
         return
-    card = _card_of(user_id=user_id, question_id=question_id)
+    if isinstance(card, _NotRead):
+        card = _card_of(user_id=user_id, question_id=question_id)
     if card is not None:
         was_due = card.due
         _moved(card, right=is_correct, at=at).save(update_fields=_SCHEDULED_FIELDS)
@@ -121,6 +133,16 @@ def card_record_quiz_answer(
     new = _missed_first(user_id=user_id, question_id=question_id, at=at)
     _NEW_CARD.insert(new)
     _badge_forget_if_due_soon(user_id, new.due)
+
+
+def card_record_writes(
+    *, is_correct: bool, quiz_has_cards: bool, card: ReviewCard | None | _NotRead
+) -> bool:
+    """Whether `card_record_quiz_answer` may write (create or move a card) for these values:
+    if not, an answer's own row is all its step writes."""
+    if isinstance(card, _NotRead):
+        return not is_correct or quiz_has_cards
+    return card is not None or not is_correct
 
 
 # A quiz answer's statements for its card, compiled once per process (quizzes/statements.py).
@@ -142,6 +164,27 @@ def _card_of(*, user_id: int, question_id: int) -> ReviewCard | None:
     for row in _CARD_READ.rows(user_id=user_id, question_id=question_id):
         return ReviewCard.from_db(ReviewCard.objects.db, _CARD_COLUMNS, list(row.values()))
     return None
+
+
+def card_of_question(question_id: int) -> FilteredRelation:
+    """For an Attempt queryset: its learner's review card for `question_id`, joined in the
+    statement that reads the attempt; its columns are `card_columns(alias)`."""
+    return FilteredRelation(
+        "user__review_cards", condition=Q(user__review_cards__question_id=question_id)
+    )
+
+
+def card_columns(alias: str) -> tuple[str, ...]:
+    """The lookups of a card joined as `alias` (`card_of_question`), in model order."""
+    return tuple(f"{alias}__{name}" for name in _CARD_COLUMNS)
+
+
+def card_in_row(row: dict[str, object], alias: str) -> ReviewCard | None:
+    """The card joined as `alias` in a `values()` row, or None (the learner has none)."""
+    lookups = card_columns(alias)
+    if row[lookups[0]] is None:
+        return None
+    return ReviewCard.from_db(ReviewCard.objects.db, _CARD_COLUMNS, [row[name] for name in lookups])
 
 
 def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetime]]) -> None:

@@ -31,6 +31,12 @@ _MARKERS = tuple(-2_000_000_000 - n for n in range(8))
 _ID_RANGE = range(-(2**63), 2**63)
 
 
+def fits_id(value: int) -> bool:
+    """Whether a database's integer column can hold `value` (a statement finds no row for
+    one it cannot, as the ORM has it)."""
+    return value in _ID_RANGE
+
+
 @dataclass(frozen=True)
 class _Compiled:
     sql: str

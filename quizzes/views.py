@@ -125,7 +125,12 @@ def _state_for(
     """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
     not exist. An attempt left with nothing to answer is finished on the way (unless
     `settle` is False: a posted answer is `step_submit`'s to refuse, saying why)."""
-    state = attempt_of_learner(user=request.user, pk=pk, answering=answering)
+    state = attempt_of_learner(
+        user=request.user,
+        pk=pk,
+        answering=answering,
+        question_id=_posted_question_id(request) if answering else None,
+    )
     if state is None:
         raise Http404("No such attempt.")
     if settle:
@@ -328,6 +333,13 @@ def answer_data(request: HttpRequest, *fields: str) -> dict[str, Any]:
         "question": request.POST.get("question", ""),
         **{name: request.POST.get(name, "") for name in fields},
     }
+
+
+def _posted_question_id(request: HttpRequest) -> int | None:
+    """The id of the question the learner saw, as the step's form posts it, or None; only a
+    hint for what to read with the attempt (the form checks it, and `step_submit` decides)."""
+    posted = request.POST.get("question", "")
+    return int(posted) if posted.isascii() and posted.isdigit() else None
 
 
 def _question_seen(state: AttemptState, number: int, form: AnswerForm) -> Question | None:

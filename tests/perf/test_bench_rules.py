@@ -13,9 +13,13 @@ from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("bench.urls")]
 
 
-def _answer(client, attempt: Attempt, number: int, choice) -> tuple[int, str]:
+def _answer(client, attempt: Attempt, number: int, choice, question=None) -> tuple[int, str]:
+    """Post as the step's form does: the pick and the question seen (step `number`'s)."""
+    if question is None:
+        question = attempt.quiz.questions.get(position=number).pk
     response = client.post(
-        f"/bench/rules/attempts/{attempt.pk}/questions/{number}/", {"choice": choice}
+        f"/bench/rules/attempts/{attempt.pk}/questions/{number}/",
+        {"choice": choice, "question": question},
     )
     return response.status_code, response.content.decode()
 
@@ -50,7 +54,8 @@ def test_the_rules_alone_take_an_answer_once(taking):
 
 def test_the_rules_alone_refuse_what_the_step_refuses_and_write_nothing(taking, client):
     _client, attempt, (first, second) = taking
-    assert _answer(client, attempt, 1, "first") == (400, "choice: a number")
+    assert _answer(client, attempt, 1, "first") == (400, "choice and question: numbers")
+    assert _answer(client, attempt, 1, correct_choice(first).pk, "first")[0] == 400
     assert _answer(client, attempt, 1, correct_choice(second).pk)[0] == 409
     assert _answer(client, attempt, 2, correct_choice(second).pk) == (409, "not-open")
     assert not Answer.objects.filter(attempt=attempt).exists()

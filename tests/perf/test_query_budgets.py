@@ -54,8 +54,8 @@ BUDGET = {
     # attempt_of_learner).
     "question": 2,
     # The user, the attempt with its answers, the answer written, the learner's card for the
-    # question when the quiz has cards (read; written when moved: see below), the attempt
-    # finished after the last answer.
+    # question when the quiz has cards (read, with the attempt when the form posts the
+    # question's id; written when moved: see below), the attempt finished after the last one.
     "answer": 5,
     "result": 2,
     # An exam's "Submit all": the user, the attempt, the attempt locked with its answers read
@@ -408,6 +408,48 @@ def test_a_quiz_answer_that_creates_or_moves_a_review_card_costs_two_statements_
     moves = _answer_cost(world, 2, right=True)
     assert moves == plain + 2
     assert moves <= BUDGET["answer"] + 1  # the issue's N1 ≤ 7 for the worst answer
+
+
+def _answer_as_the_form_sends_it(world: World, number: int, *, right: bool) -> Count:
+    """Post step `number`'s pick with the question seen, as the step's form does."""
+    url = world.step(world.attempt, number)
+    world.client.get(url)
+    question = world.question(number)
+    choice = correct_choice(question) if right else wrong_choice(question)
+    with counting() as count:
+        response = world.client.post(url, {"choice": choice.pk, "question": question.pk}, **HX)
+    assert response.status_code == 200
+    return count
+
+
+def test_an_answer_posted_with_its_question_reads_the_questions_card_with_the_attempt():
+    world = make_world(questions=4, history=0)
+    world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
+    plain = len(_answer_as_the_form_sends_it(world, 1, right=True))
+    creates = len(_answer_as_the_form_sends_it(world, 2, right=False))
+    untouched = len(_answer_as_the_form_sends_it(world, 3, right=True))
+
+    assert creates == plain + 1  # the card written; it was read with the attempt
+    assert untouched == plain  # the quiz has cards, this question none: nothing to read
+    assert ReviewCard.objects.filter(user=world.learner, question=world.question(2)).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_that_writes_only_its_own_row_needs_no_transaction():
+    world = make_world(questions=3, history=0)
+    world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
+
+    alone = _answer_as_the_form_sends_it(world, 1, right=True)
+    assert alone.transaction_control == [], alone.transaction_control
+    # A miss writes its card with it, and the last answer finishes the attempt: all or none.
+    with_card = _answer_as_the_form_sends_it(world, 2, right=False)
+    assert [sql.split()[0] for sql in with_card.transaction_control] == ["BEGIN", "COMMIT"]
+    last = _answer_as_the_form_sends_it(world, 3, right=True)
+    assert [sql.split()[0] for sql in last.transaction_control] == ["BEGIN", "COMMIT"]
+
+    world.attempt.refresh_from_db()
+    assert world.attempt.is_finished and world.attempt.score == 2
+    assert ReviewCard.objects.filter(user=world.learner).count() == 1
 
 
 @pytest.mark.parametrize("headers", [{}, HX], ids=["page", "fragment"])

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test import Client
 
 from quizzes.attempts import answer_record, attempt_start
-from quizzes.models import Answer, Attempt, Choice
+from quizzes.models import Answer, Attempt, Choice, ReviewCard
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
 
 CONCURRENT = 20
@@ -55,6 +55,24 @@ def test_twenty_concurrent_submissions_of_the_same_answer_record_exactly_one():
 
     assert sorted(set(statuses)) == [302]
     assert Answer.objects.filter(attempt=attempt).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_twenty_concurrent_misses_posted_as_the_form_does_make_one_answer_and_one_card():
+    learner = make_user()
+    quiz = make_quiz(questions=2)
+    attempt = attempt_start(user=learner, quiz=quiz)
+    question = quiz.questions.get(position=1)
+    payload = {"choice": wrong_choice(question).pk, "question": question.pk}
+
+    statuses = _post_concurrently(
+        learner, f"/en/attempts/{attempt.pk}/questions/1/", [payload] * CONCURRENT
+    )
+
+    assert sorted(set(statuses)) == [302]
+    assert Answer.objects.filter(attempt=attempt).count() == 1
+    card = ReviewCard.objects.get(user=learner, question=question)
+    assert card.reviews == 1  # moved by the one answer that counts
 
 
 @pytest.mark.django_db(transaction=True)
