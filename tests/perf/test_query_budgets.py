@@ -377,22 +377,28 @@ def test_answer_budget_holds_for_a_seed_quiz_start_to_finish(seed_quizzes):
     assert "8 / 8" in response.content.decode()
 
 
-def _answer_cost(world: World, number: int, *, right: bool) -> int:
+def _answer_cost(world: World, number: int, *, right: bool, posts_question: bool = False) -> Count:
+    """The statements of posting step `number`'s pick; with `posts_question`, also the id of
+    the question seen, as the step's form does (older pages and scripts send the pick only)."""
     url = world.step(world.attempt, number)
     world.client.get(url)
     question = world.question(number)
     choice = correct_choice(question) if right else wrong_choice(question)
+    data = (
+        {"choice": choice.pk, "question": question.pk} if posts_question else {"choice": choice.pk}
+    )
     with counting() as count:
-        world.client.post(url, {"choice": choice.pk}, **HX)
-    return len(count)
+        response = world.client.post(url, data, **HX)
+    assert response.status_code == 200
+    return count
 
 
 def test_a_quiz_answer_that_creates_or_moves_a_review_card_costs_two_statements_more():
     world = make_world(questions=4, history=0)
     world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
-    plain = _answer_cost(world, 1, right=True)  # no card anywhere: nothing more than before
-    creates = _answer_cost(world, 2, right=False)  # a miss creates the question's card
-    untouched = _answer_cost(world, 3, right=True)  # the quiz has cards, this question none
+    plain = len(_answer_cost(world, 1, right=True))  # no card anywhere: nothing more
+    creates = len(_answer_cost(world, 2, right=False))  # a miss creates the question's card
+    untouched = len(_answer_cost(world, 3, right=True))  # the quiz has cards, this question none
 
     assert creates == plain + 2
     assert untouched <= plain + 1  # looks for its card, finds none
@@ -405,29 +411,17 @@ def test_a_quiz_answer_that_creates_or_moves_a_review_card_costs_two_statements_
         question=world.question(1),
         choice_id=correct_choice(world.question(1)).pk,
     )
-    moves = _answer_cost(world, 2, right=True)
+    moves = len(_answer_cost(world, 2, right=True))
     assert moves == plain + 2
     assert moves <= BUDGET["answer"] + 1  # the issue's N1 ≤ 7 for the worst answer
-
-
-def _answer_as_the_form_sends_it(world: World, number: int, *, right: bool) -> Count:
-    """Post step `number`'s pick with the question seen, as the step's form does."""
-    url = world.step(world.attempt, number)
-    world.client.get(url)
-    question = world.question(number)
-    choice = correct_choice(question) if right else wrong_choice(question)
-    with counting() as count:
-        response = world.client.post(url, {"choice": choice.pk, "question": question.pk}, **HX)
-    assert response.status_code == 200
-    return count
 
 
 def test_an_answer_posted_with_its_question_reads_the_questions_card_with_the_attempt():
     world = make_world(questions=4, history=0)
     world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
-    plain = len(_answer_as_the_form_sends_it(world, 1, right=True))
-    creates = len(_answer_as_the_form_sends_it(world, 2, right=False))
-    untouched = len(_answer_as_the_form_sends_it(world, 3, right=True))
+    plain = len(_answer_cost(world, 1, right=True, posts_question=True))
+    creates = len(_answer_cost(world, 2, right=False, posts_question=True))
+    untouched = len(_answer_cost(world, 3, right=True, posts_question=True))
 
     assert creates == plain + 1  # the card written; it was read with the attempt
     assert untouched == plain  # the quiz has cards, this question none: nothing to read
@@ -439,12 +433,12 @@ def test_an_answer_that_writes_only_its_own_row_needs_no_transaction():
     world = make_world(questions=3, history=0)
     world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
 
-    alone = _answer_as_the_form_sends_it(world, 1, right=True)
+    alone = _answer_cost(world, 1, right=True, posts_question=True)
     assert alone.transaction_control == [], alone.transaction_control
     # A miss writes its card with it, and the last answer finishes the attempt: all or none.
-    with_card = _answer_as_the_form_sends_it(world, 2, right=False)
+    with_card = _answer_cost(world, 2, right=False, posts_question=True)
     assert [sql.split()[0] for sql in with_card.transaction_control] == ["BEGIN", "COMMIT"]
-    last = _answer_as_the_form_sends_it(world, 3, right=True)
+    last = _answer_cost(world, 3, right=True, posts_question=True)
     assert [sql.split()[0] for sql in last.transaction_control] == ["BEGIN", "COMMIT"]
 
     world.attempt.refresh_from_db()
