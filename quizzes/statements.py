@@ -63,7 +63,7 @@ class PreparedQuery:
 
     def rows(self, *, using: str = DEFAULT_DB_ALIAS, **values: int) -> list[dict[str, Any]]:
         """The rows for `values`, as `values()` gives them."""
-        if any(value not in _ID_RANGE for value in values.values()):
+        if not all(fits_id(value) for value in values.values()):
             return []
         compiled = self._compiled.get(using) or self._compile(using)
         params = list(compiled.params)

@@ -120,16 +120,19 @@ def _published_quiz(slug: str) -> Quiz:
 
 
 def _state_for(
-    request: LearnerRequest, pk: int, *, settle: bool = True, answering: bool = False
+    request: LearnerRequest,
+    pk: int,
+    *,
+    settle: bool = True,
+    answering: bool = False,
+    question_id: int | None = None,
 ) -> AttemptState:
     """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
     not exist. An attempt left with nothing to answer is finished on the way (unless
-    `settle` is False: a posted answer is `step_submit`'s to refuse, saying why)."""
+    `settle` is False: a posted answer is `step_submit`'s to refuse, saying why).
+    `answering`, `question_id`: as `attempt_of_learner` takes them."""
     state = attempt_of_learner(
-        user=request.user,
-        pk=pk,
-        answering=answering,
-        question_id=_posted_question_id(request) if answering else None,
+        user=request.user, pk=pk, answering=answering, question_id=question_id
     )
     if state is None:
         raise Http404("No such attempt.")
@@ -335,13 +338,6 @@ def answer_data(request: HttpRequest, *fields: str) -> dict[str, Any]:
     }
 
 
-def _posted_question_id(request: HttpRequest) -> int | None:
-    """The id of the question the learner saw, as the step's form posts it, or None; only a
-    hint for what to read with the attempt (the form checks it, and `step_submit` decides)."""
-    posted = request.POST.get("question", "")
-    return int(posted) if posted.isascii() and posted.isdigit() else None
-
-
 def _question_seen(state: AttemptState, number: int, form: AnswerForm) -> Question | None:
     """The question the valid `form` answers, to read its response by kind (None: gone)."""
     question_id = form.cleaned_data["question"]
@@ -438,15 +434,17 @@ def _render_step(
 @learner_required
 def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpResponse:
     """One step of an attempt: the question's form, or once answered its feedback."""
-    state = _state_for(request, pk, settle=False, answering=request.method == "POST")
+    form = AnswerForm(answer_data(request)) if request.method == "POST" else None
+    # The question the learner saw: their review card for it is read with the attempt.
+    seen = form.cleaned_data["question"] if form is not None and form.is_valid() else None
+    state = _state_for(request, pk, settle=False, answering=form is not None, question_id=seen)
     # Settled on the way, except a late answer: step_submit refuses it, saying "Time is up".
-    if request.method != "POST" or not state.is_overdue(timezone.now()):
+    if form is None or not state.is_overdue(timezone.now()):
         attempt_settle(state=state)
-    if request.method != "POST":
+    if form is None:
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number)
-    form = AnswerForm(answer_data(request))
     sent = form.response_for(_question_seen(state, number, form)) if form.is_valid() else None
     if sent is None:
         # Nothing readable (no choice, a number in letters): said on the step, nothing written.
