@@ -26,10 +26,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import (
     Count,
     Exists,
-    F,
-    Func,
     IntegerField,
-    Model,
     OrderBy,
     OuterRef,
     Subquery,
@@ -43,7 +40,16 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .mastery import Level, answered_quiz_levels, guide_levels, quiz_levels
-from .models import Attempt, Guide, Question, Quiz, QuizQuerySet, catalog_title
+from .models import (
+    PROGRESS_COLUMNS,
+    Attempt,
+    CatalogChange,
+    Guide,
+    Quiz,
+    QuizQuerySet,
+    catalog_title,
+    progress_of_attempts,
+)
 from .search import search_text_refresh, search_words
 from .statements import PreparedQuery
 
@@ -138,9 +144,27 @@ class CatalogForm(forms.Form):
             return ""
         return str(self.cleaned_data.get(name) or "")
 
+
+@dataclass(frozen=True)
+class CatalogQuery:
+    """What a catalog request asks for, as `CatalogForm` reads it: each filter's valid value,
+    "" when absent or refused."""
+
+    q: str = ""
+    difficulty: str = ""
+    guide: str = ""
+    status: str = ""
+    mastery: str = ""
+
     @property
     def is_filtered(self) -> bool:
-        return any(self.value(name) for name in ("q", "difficulty", "guide", "status", "mastery"))
+        return any((self.q, self.difficulty, self.guide, self.status, self.mastery))
+
+
+def catalog_query_of(form: CatalogForm) -> CatalogQuery:
+    return CatalogQuery(
+        **{name: form.value(name) for name in ("q", "difficulty", "guide", "status", "mastery")}
+    )
 
 
 def _language() -> str:
@@ -253,40 +277,19 @@ def card(quiz: Quiz, *, show_guide: bool) -> str:
 
 
 # What every learner sees alike in a listing (the count, the page's cards, the guides to
-# filter by) is kept per process and keyed by the catalog's version: one indexed statement
-# per request tells whether anything a listing shows may have changed.
-def _newest(model: type[Model], field: str) -> Subquery:
-    return Subquery(model._default_manager.order_by(f"-{field}").values(field)[:1])
-
-
+# filter by) is kept per process and keyed by the catalog's version: the newest row the
+# database's triggers added for a write that may change a listing (models.CatalogChange).
 # Compiled once per process (quizzes/statements.py).
-_VERSION = PreparedQuery(
-    lambda: (
-        Quiz.objects.order_by("-pk")
-        .values("pk")
-        .annotate(
-            # COUNT as a plain function, not an aggregate, so that no GROUP BY keeps the
-            # database from counting the published quizzes' index (Quiz.Meta.indexes) alone.
-            published=Subquery(
-                Quiz.objects.filter(is_published=True)
-                .order_by()
-                .annotate(n=Func(F("pk"), function="COUNT", output_field=IntegerField()))
-                .values("n")
-            ),
-            edited=_newest(Quiz, "updated_at"),
-            newest_question=_newest(Question, "pk"),
-        )[:1]
-    )
-)
+_VERSION = PreparedQuery(lambda: CatalogChange.objects.order_by("-pk").values("pk", "token")[:1])
 _last_version: tuple[Any, ...] | None = None
 _KEPT = 512
 
 
 def catalog_version() -> tuple[Any, ...]:
-    """What changes whenever a listing may: a quiz made, deleted, published or unpublished
-    (the count of published quizzes, the newest quiz), a content version moved (every edit
-    through `quiz_touch`, the guide's included), a question added. One statement, each part
-    read from an index, however many quizzes there are.
+    """What changes whenever a listing may: a quiz or a guide written, made or deleted, a
+    question added, deleted or moved, by any path (the admin, an import, the shell, a
+    script's `bulk_create` or `update`). One read of a primary key's index, however many
+    quizzes there are.
 
     A quiz written around `Quiz.save()` (`bulk_create`, as the shell or a script may) has no
     search text yet: the first listing of a new version gives it one, so search finds it.
@@ -315,6 +318,25 @@ def _listed_guides(version: tuple[Any, ...], language: str) -> list[tuple[str, s
 def listed_guides(*, version: tuple[Any, ...]) -> list[tuple[str, str]]:
     """(slug, title in the page's language) of the guides with a published quiz, by title."""
     return _listed_guides(version, _language())
+
+
+def catalog_form(data: QueryDict, *, version: tuple[Any, ...], signed_in: bool) -> CatalogForm:
+    """The catalog's search and filters for a request's query string."""
+    return CatalogForm(data, guides=listed_guides(version=version), signed_in=signed_in)
+
+
+@functools.lru_cache(maxsize=_KEPT)
+def _catalog_query(version: tuple[Any, ...], signed_in: bool, querystring: str) -> CatalogQuery:
+    return catalog_query_of(
+        catalog_form(QueryDict(querystring), version=version, signed_in=signed_in)
+    )
+
+
+def catalog_query(data: QueryDict, *, version: tuple[Any, ...], signed_in: bool) -> CatalogQuery:
+    """What the query string asks for, as `catalog_form` reads it: kept per process for each
+    catalog version (a guide's slug is valid while it has a published quiz) and query string,
+    so that a request builds no form unless its page shows it (catalog.html keeps it rendered)."""
+    return _catalog_query(version, signed_in, data.urlencode())
 
 
 @dataclass(frozen=True)
@@ -403,7 +425,7 @@ def _card_state(
 
 def card_state(progress: dict[str, Any] | None, mastery: str, *, language: str) -> SafeString:
     """Where the learner stands with a quiz, under its card, in `language`: `progress` as
-    `AttemptQuerySet.progress_by_quiz` gives it (None: never started), `mastery` a Level.
+    `progress_of_attempts` gives it (None: never started), `mastery` a Level.
     Learners share the few states there are, so each is rendered once per process."""
     progress = progress or {}
     return _card_state(
@@ -434,6 +456,27 @@ class Listing:
     def page_range(self) -> Iterator[int | str]:
         return self.page.paginator.get_elided_page_range(self.page.number, on_each_side=2)
 
+    @functools.cached_property
+    def cards_html(self) -> SafeString:
+        """The cards as `_quiz_list.html#cards` lists them: joined here, not by a template
+        loop, which cost more than the rest of the list (each part is rendered already)."""
+        return format_html_join(
+            "", '<li class="card">{}{}</li>', ((card.html, card.state) for card in self.cards)
+        )
+
+
+# The learner's attempts on a page's quizzes, compiled once per process
+# (quizzes/statements.py); a page of fewer quizzes repeats one.
+_PAGE_PROGRESS = PreparedQuery(
+    lambda user_id, **quizzes: (
+        Attempt.objects.filter(user_id=user_id, quiz_id__in=list(quizzes.values()))
+        .order_by()
+        .values(*PROGRESS_COLUMNS)
+    ),
+    "user_id",
+    *(f"quiz{n}" for n in range(PER_PAGE)),
+)
+
 
 def _for_learner(shared: SharedPage, *, user: User | AnonymousUser) -> Listing:
     """The listing of `shared` for `user`: with their progress and mastery, signed in."""
@@ -441,9 +484,12 @@ def _for_learner(shared: SharedPage, *, user: User | AnonymousUser) -> Listing:
     page = Paginator(range(shared.count), PER_PAGE).page(shared.number)
     if not user.is_authenticated or not shared.cards:
         return Listing(page=page, cards=[CardOfLearner(html=card.html) for card in shared.cards])
-    progress = Attempt.objects.filter(
-        user=user, quiz__in=[card.pk for card in shared.cards]
-    ).progress_by_quiz()
+    ids = [card.pk for card in shared.cards]
+    progress = progress_of_attempts(
+        _PAGE_PROGRESS.rows(
+            user_id=user.pk, **{f"quiz{n}": ids[n % len(ids)] for n in range(PER_PAGE)}
+        )
+    )
     # Mastery comes from answers, and a quiz never attempted has none (a review card comes
     # from a quiz's answer): only the quizzes attempted are asked about, often none.
     levels = quiz_levels(

@@ -18,12 +18,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import models
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from .models import Answer, Question, ReviewAnswer
+from .statements import PreparedQuery
 
 FAMILIAR_SHARE = 0.7
 RETAINED_AFTER = timedelta(days=1)
@@ -73,16 +75,18 @@ def level_of(records: Iterable[QuestionRecord], question_count: int) -> Level:
     return Level.PROFICIENT
 
 
-def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord]]:
-    """Per question answered in `scope` (a filter on the answer's question): its quiz, its
-    guide and its record. One statement: quiz answers and review answers as a UNION ALL."""
-    columns = (
-        "question_id",
-        "question__quiz_id",
-        "question__quiz__guide_id",
-        "is_correct",
-        "answered_at",
-    )
+_RECORD_COLUMNS = (
+    "question_id",
+    "question__quiz_id",
+    "question__quiz__guide_id",
+    "is_correct",
+    "answered_at",
+)
+
+
+def _answers_in(user_id: int, scope: Q) -> QuerySet[Any, Any]:
+    """The learner's answers to the questions in `scope` (a filter on the answer's
+    question), quiz answers and review answers as a UNION ALL: _RECORD_COLUMNS."""
     # An exam's answers say nothing until it is finished (a level would tell which are right).
     answers = (
         Answer.objects.filter(scope, attempt__user_id=user_id)
@@ -90,14 +94,43 @@ def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord
         .order_by()
     )
     reviews = ReviewAnswer.objects.filter(scope, user_id=user_id).order_by()
+    return (
+        answers.values(*_RECORD_COLUMNS)
+        .union(reviews.values(*_RECORD_COLUMNS), all=True)
+        .order_by()
+    )
+
+
+def _records_of(answers: Iterable[dict[str, Any]]) -> dict[int, tuple[int, int, QuestionRecord]]:
+    """Per question answered: its quiz, its guide and its record."""
     found: dict[int, tuple[int, int, QuestionRecord]] = {}
-    for question_id, quiz_id, guide_id, is_correct, at in (
-        answers.values_list(*columns).union(reviews.values_list(*columns), all=True).order_by()
-    ):
+    for answer in answers:
+        question_id = answer["question_id"]
         if question_id not in found:
-            found[question_id] = (quiz_id, guide_id, QuestionRecord())
-        found[question_id][2].add(is_correct, at)
+            found[question_id] = (
+                answer["question__quiz_id"],
+                answer["question__quiz__guide_id"],
+                QuestionRecord(),
+            )
+        found[question_id][2].add(answer["is_correct"], answer["answered_at"])
     return found
+
+
+def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord]]:
+    """Per question answered in `scope`: its quiz, its guide and its record. One statement."""
+    return _records_of(_answers_in(user_id, scope))
+
+
+# The answers to a page of quizzes (the catalog's), compiled once per process
+# (quizzes/statements.py); a call with fewer quizzes repeats one.
+_PAGE_QUIZZES = 20  # quizzes.catalog.PER_PAGE
+_PAGE_ANSWERS = PreparedQuery(
+    lambda user_id, **quizzes: _answers_in(
+        user_id, Q(question__quiz_id__in=list(quizzes.values()))
+    ),
+    "user_id",
+    *(f"quiz{n}" for n in range(_PAGE_QUIZZES)),
+)
 
 
 def quiz_levels(*, user_id: int, question_counts: Mapping[int, int]) -> dict[int, Level]:
@@ -105,10 +138,18 @@ def quiz_levels(*, user_id: int, question_counts: Mapping[int, int]) -> dict[int
     catalog counts them, the quiz page has the content). One statement."""
     if not question_counts:
         return {}
+    quiz_ids = list(question_counts)
+    if len(quiz_ids) <= _PAGE_QUIZZES:
+        records = _records_of(
+            _PAGE_ANSWERS.rows(
+                user_id=user_id,
+                **{f"quiz{n}": quiz_ids[n % len(quiz_ids)] for n in range(_PAGE_QUIZZES)},
+            )
+        )
+    else:
+        records = _records(user_id, Q(question__quiz_id__in=quiz_ids))
     per_quiz: dict[int, list[QuestionRecord]] = defaultdict(list)
-    for quiz_id, _guide, record in _records(
-        user_id, Q(question__quiz_id__in=list(question_counts))
-    ).values():
+    for quiz_id, _guide, record in records.values():
         per_quiz[quiz_id].append(record)
     return {
         quiz_id: level_of(per_quiz[quiz_id], count) for quiz_id, count in question_counts.items()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -177,10 +178,8 @@ class Quiz(models.Model):
         indexes = [
             models.Index(catalog_title("en"), F("id"), name="quiz_catalog_order_en"),
             models.Index(catalog_title("ar"), F("id"), name="quiz_catalog_order_ar"),
-            # Counting the published quizzes reads this index, not every quiz's text.
+            # A listing's count (once per catalog version) reads this index, not every quiz.
             models.Index(fields=["id"], condition=Q(is_published=True), name="quiz_published"),
-            # The newest content version, part of the catalog's version, read from this index.
-            models.Index(fields=["updated_at"], name="quiz_updated_at"),
         ]
 
     def __str__(self) -> str:
@@ -258,6 +257,25 @@ class Question(models.Model):
     @property
     def has_choices(self) -> bool:
         return self.kind != self.Kind.NUMERICAL
+
+
+class CatalogChange(models.Model):
+    """A row the database adds whenever a write may change what a catalog listing shows: a
+    quiz or a guide written, made or deleted, a question added, deleted or moved to another
+    quiz. Triggers write it (migration 0013), inside the writing transaction, whatever wrote
+    (the admin, an import, the shell, a script's `bulk_create` or `update`), so the newest
+    row is the catalog's version (quizzes.catalog.catalog_version) at the cost of one indexed
+    read. `token` is random, so that a version is never met twice, even where a rolled back
+    row's id is given again (SQLite)."""
+
+    token = models.BigIntegerField()
+
+    class Meta:
+        verbose_name = _("catalog change")
+        verbose_name_plural = _("catalog changes")
+
+    def __str__(self) -> str:
+        return f"catalog change {self.pk}"
 
 
 class QuestionPartManager[T: models.Model](models.Manager[T]):
@@ -504,37 +522,53 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         return self.finished().annotate(ratio=ratio).order_by("-ratio", "-finished_at")
 
     def progress_by_quiz(self, now: datetime | None = None) -> dict[int, dict]:
-        """For one learner's attempts, per quiz id: attempts in progress (`running`), overdue,
-        finished, and the best attempt's score out of its own total (`best_score`,
-        `best_total`), as `best_first` ranks them (an attempt of no questions last).
+        """For one learner's attempts, per quiz id: `progress_of_attempts`. One plain
+        statement: a learner's attempts on a page of quizzes are few, and counting them here
+        costs less than building the grouped statement that would count them."""
+        return progress_of_attempts(self.order_by().values(*PROGRESS_COLUMNS), now=now)
 
-        One plain statement: a learner's attempts on a page of quizzes are few, and counting
-        them here costs less than building the grouped statement that would count them."""
-        now = now or timezone.now()
-        progress: dict[int, dict] = {}
-        best: dict[int, tuple[Decimal, datetime]] = {}
-        rows = self.order_by().values_list("quiz_id", "finished_at", "deadline", "score", "total")
-        for quiz_id, finished_at, deadline, score, total in rows:
-            row = progress.setdefault(
-                quiz_id,
-                {
-                    "in_progress": 0,
-                    "overdue": 0,
-                    "finished": 0,
-                    "best_score": None,
-                    "best_total": None,
-                },
-            )
-            if finished_at is None:
-                # Past the deadline and its grace: not finished yet because nothing read it.
-                row["overdue" if past_deadline(deadline, now) else "in_progress"] += 1
-                continue
-            row["finished"] += 1
-            rank = (score / total if total else Decimal(-1), finished_at)
-            if quiz_id not in best or rank > best[quiz_id]:
-                best[quiz_id] = rank
-                row["best_score"], row["best_total"] = score, total
-        return progress
+
+# The columns of an attempt that `progress_of_attempts` reads.
+PROGRESS_COLUMNS = ("quiz_id", "finished_at", "deadline", "score", "total")
+
+
+def progress_of_attempts(
+    attempts: Iterable[dict[str, Any]], *, now: datetime | None = None
+) -> dict[int, dict]:
+    """Per quiz id, from one learner's attempts (PROGRESS_COLUMNS): attempts in progress
+    (`running`), overdue, finished, and the best attempt's score out of its own total
+    (`best_score`, `best_total`), as `best_first` ranks them (an attempt of no questions
+    last)."""
+    now = now or timezone.now()
+    progress: dict[int, dict] = {}
+    best: dict[int, tuple[Decimal, datetime]] = {}
+    for attempt in attempts:
+        quiz_id, finished_at, score, total = (
+            attempt["quiz_id"],
+            attempt["finished_at"],
+            attempt["score"],
+            attempt["total"],
+        )
+        row = progress.setdefault(
+            quiz_id,
+            {
+                "in_progress": 0,
+                "overdue": 0,
+                "finished": 0,
+                "best_score": None,
+                "best_total": None,
+            },
+        )
+        if finished_at is None:
+            # Past the deadline and its grace: not finished yet because nothing read it.
+            row["overdue" if past_deadline(attempt["deadline"], now) else "in_progress"] += 1
+            continue
+        row["finished"] += 1
+        rank = (score / total if total else Decimal(-1), finished_at)
+        if quiz_id not in best or rank > best[quiz_id]:
+            best[quiz_id] = rank
+            row["best_score"], row["best_total"] = score, total
+    return progress
 
 
 class Attempt(models.Model):

@@ -25,7 +25,7 @@ from django.db.models.sql.compiler import SQLCompiler, SQLInsertCompiler
 
 # Filled in for the values of a call: valid ids for any integer column (a value out of a
 # column's range would make the ORM drop the condition), and never a real row's id.
-_MARKERS = tuple(-2_000_000_000 - n for n in range(8))
+_MARKERS = tuple(-2_000_000_000 - n for n in range(32))
 # What a database's integer column can hold; the ORM finds no row for an id outside it, and so
 # do we (an address such as /attempts/99999999999999999999/ is a 404, not a driver's error).
 _ID_RANGE = range(-(2**63), 2**63)
@@ -41,7 +41,7 @@ def fits_id(value: int) -> bool:
 class _Compiled:
     sql: str
     params: tuple[Any, ...]
-    # Where each named value goes in `params`.
+    # Where each named value goes in `params` (a union repeats its filters).
     slots: tuple[tuple[str, int], ...]
     names: tuple[str, ...]
     compiler: SQLCompiler
@@ -52,7 +52,8 @@ class PreparedQuery:
 
     `build` takes the values to fill in as keyword arguments and returns the queryset with
     them in place (`lambda pk, user_id: Attempt.objects.filter(pk=pk, user_id=user_id)
-    .values(...)`); each is an integer, used once in the statement.
+    .values(...)`); each is an integer (at most 32 of them), used once or more in the
+    statement.
     """
 
     def __init__(self, build: Callable[..., QuerySet[Any, Any]], *slots: str) -> None:
@@ -61,8 +62,8 @@ class PreparedQuery:
         self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
 
-    def rows(self, *, using: str = DEFAULT_DB_ALIAS, **values: int) -> list[dict[str, Any]]:
-        """The rows for `values`, as `values()` gives them."""
+    def rows(self, using: str = DEFAULT_DB_ALIAS, /, **values: int) -> list[dict[str, Any]]:
+        """The rows for `values`, as `values()` gives them (from database `using`)."""
         if not all(fits_id(value) for value in values.values()):
             return []
         compiled = self._compiled.get(using) or self._compile(using)
@@ -89,9 +90,9 @@ class PreparedQuery:
             slots = []
             for name, marker in markers.items():
                 found = [index for index, param in enumerate(params) if param == marker]
-                if len(found) != 1:
-                    raise ValueError(f"{name!r} must appear once in the statement, not {found}")
-                slots.append((name, found[0]))
+                if not found:
+                    raise ValueError(f"{name!r} must appear in the statement")
+                slots.extend((name, index) for index in found)
             names = (*query.extra_select, *query.values_select, *query.annotation_select)
             compiled = _Compiled(sql, tuple(params), tuple(slots), names, compiler)
             self._compiled[using] = compiled

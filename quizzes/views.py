@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
+from django.utils.functional import SimpleLazyObject
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -189,25 +190,26 @@ def catalog(request: HtmxHttpRequest) -> HttpResponse:
     """Published quizzes, a page at a time; searched and filtered by the query string. To
     htmx (the search form as the learner types, the pager) only the results."""
     version = catalog_service.catalog_version()
-    form = catalog_service.CatalogForm(
-        request.GET,
-        guides=catalog_service.listed_guides(version=version),
-        signed_in=request.user.is_authenticated,
-    )
+    signed_in = request.user.is_authenticated
+    query = catalog_service.catalog_query(request.GET, version=version, signed_in=signed_in)
     listing = catalog_service.catalog_listing(
         user=request.user,
         version=version,
         page=request.GET.get("page"),
-        query=form.value("q"),
-        difficulty=form.value("difficulty"),
-        guide=form.value("guide"),
-        status=form.value("status"),
-        mastery=form.value("mastery"),
+        query=query.q,
+        difficulty=query.difficulty,
+        guide=query.guide,
+        status=query.status,
+        mastery=query.mastery,
+    )
+    # Built only if the page renders it: catalog.html keeps the form rendered per version.
+    form = SimpleLazyObject(
+        lambda: catalog_service.catalog_form(request.GET, version=version, signed_in=signed_in)
     )
     return render(
         request,
         _partial(request, "quizzes/catalog.html", "results"),
-        {"form": form, "listing": listing, "catalog_version": version},
+        {"form": form, "query": query, "listing": listing, "catalog_version": version},
     )
 
 
