@@ -51,7 +51,7 @@ from .models import (
     progress_of_attempts,
 )
 from .search import search_text_refresh, search_words
-from .statements import PreparedQuery
+from .statements import PreparedQuery, list_slots, list_values
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -474,7 +474,7 @@ _PAGE_PROGRESS = PreparedQuery(
         .values(*PROGRESS_COLUMNS)
     ),
     "user_id",
-    *(f"quiz{n}" for n in range(PER_PAGE)),
+    *list_slots("quiz", PER_PAGE),
 )
 
 
@@ -486,9 +486,7 @@ def _for_learner(shared: SharedPage, *, user: User | AnonymousUser) -> Listing:
         return Listing(page=page, cards=[CardOfLearner(html=card.html) for card in shared.cards])
     ids = [card.pk for card in shared.cards]
     progress = progress_of_attempts(
-        _PAGE_PROGRESS.rows(
-            user_id=user.pk, **{f"quiz{n}": ids[n % len(ids)] for n in range(PER_PAGE)}
-        )
+        _PAGE_PROGRESS.rows(user_id=user.pk, **list_values("quiz", ids, PER_PAGE))
     )
     # Mastery comes from answers, and a quiz never attempted has none (a review card comes
     # from a quiz's answer): only the quizzes attempted are asked about, often none.

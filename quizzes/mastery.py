@@ -25,7 +25,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from .models import Answer, Question, ReviewAnswer
-from .statements import PreparedQuery
+from .statements import PreparedQuery, list_slots, list_values
 
 FAMILIAR_SHARE = 0.7
 RETAINED_AFTER = timedelta(days=1)
@@ -121,15 +121,15 @@ def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord
     return _records_of(_answers_in(user_id, scope))
 
 
-# The answers to a page of quizzes (the catalog's), compiled once per process
-# (quizzes/statements.py); a call with fewer quizzes repeats one.
-_PAGE_QUIZZES = 20  # quizzes.catalog.PER_PAGE
-_PAGE_ANSWERS = PreparedQuery(
+# The answers to up to a catalog page's worth of quizzes, compiled once per process
+# (quizzes/statements.py); more quizzes than that go through the ORM.
+_QUIZZES_AT_ONCE = 20
+_ANSWERS_TO_QUIZZES = PreparedQuery(
     lambda user_id, **quizzes: _answers_in(
         user_id, Q(question__quiz_id__in=list(quizzes.values()))
     ),
     "user_id",
-    *(f"quiz{n}" for n in range(_PAGE_QUIZZES)),
+    *list_slots("quiz", _QUIZZES_AT_ONCE),
 )
 
 
@@ -139,11 +139,10 @@ def quiz_levels(*, user_id: int, question_counts: Mapping[int, int]) -> dict[int
     if not question_counts:
         return {}
     quiz_ids = list(question_counts)
-    if len(quiz_ids) <= _PAGE_QUIZZES:
+    if len(quiz_ids) <= _QUIZZES_AT_ONCE:
         records = _records_of(
-            _PAGE_ANSWERS.rows(
-                user_id=user_id,
-                **{f"quiz{n}": quiz_ids[n % len(quiz_ids)] for n in range(_PAGE_QUIZZES)},
+            _ANSWERS_TO_QUIZZES.rows(
+                user_id=user_id, **list_values("quiz", quiz_ids, _QUIZZES_AT_ONCE)
             )
         )
     else:

@@ -13,7 +13,7 @@ No SQL is written by hand, so it is the same on SQLite and PostgreSQL, and query
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,19 @@ def fits_id(value: int) -> bool:
     """Whether a database's integer column can hold `value` (a statement finds no row for
     one it cannot, as the ORM has it)."""
     return value in _ID_RANGE
+
+
+def list_slots(name: str, size: int) -> tuple[str, ...]:
+    """The names of `size` values that fill one `__in` list of a PreparedQuery."""
+    return tuple(f"{name}{n}" for n in range(size))
+
+
+def list_values(name: str, ids: Sequence[int], size: int) -> dict[str, int]:
+    """One to `size` `ids` as the values of `list_slots(name, size)`: repeated to fill every
+    slot, as `IN` ignores a value it holds twice."""
+    if not 0 < len(ids) <= size:
+        raise ValueError(f"{len(ids)} values for a list of {size}")
+    return {f"{name}{n}": ids[n % len(ids)] for n in range(size)}
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,31 @@ def test_levels_read_quiz_attempts_and_reviews_of_this_learner_only(learner, oth
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("quizzes", [1, 3, 20, 21])
+def test_levels_of_many_quizzes_at_once_are_each_quizs_own(learner, quizzes):
+    """Up to a catalog page's worth in one prepared statement, more through the ORM: the
+    levels are the same as asked one quiz at a time."""
+    made = [make_quiz(questions=1) for _ in range(quizzes)]
+    for quiz in made[::2]:  # every other quiz answered right: Proficient
+        attempt = Attempt.objects.create(user=learner, quiz=quiz)
+        question = quiz.questions.get()
+        Answer.objects.create(
+            attempt=attempt,
+            question=question,
+            choice=correct_choice(question),
+            correct_choice=correct_choice(question),
+            is_correct=True,
+        )
+    counts = {quiz.pk: 1 for quiz in made}
+    one_by_one = {
+        quiz.pk: quiz_levels(user_id=learner.pk, question_counts={quiz.pk: 1})[quiz.pk]
+        for quiz in made
+    }
+    assert quiz_levels(user_id=learner.pk, question_counts=counts) == one_by_one
+    assert {one_by_one[quiz.pk] for quiz in made[::2]} == {Level.PROFICIENT}
+    assert {one_by_one[quiz.pk] for quiz in made[1::2]} <= {Level.NOT_STARTED}
+
+
 def test_a_guides_level_spans_its_published_quizzes(learner):
     guide = make_guide()
     taken = make_quiz(questions=2, guide=guide)

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from quizzes.attempts import attempt_start
 from quizzes.models import Answer, Attempt, ReviewCard
-from quizzes.statements import PreparedInsert, PreparedQuery
+from quizzes.statements import PreparedInsert, PreparedQuery, list_values
 from tests.factories import add_multiple_question, correct_choice, make_quiz, make_user
 
 pytestmark = pytest.mark.django_db
@@ -67,6 +67,22 @@ def test_an_id_no_column_can_hold_matches_nothing_without_asking(
     prepared = PreparedQuery(attempts_of, "user_id", "quiz_id")
     with django_assert_num_queries(0):
         assert prepared.rows(user_id=too_large, quiz_id=1) == []
+
+
+def test_a_list_of_fewer_ids_fills_its_slots_by_repeating_them():
+    assert list_values("quiz", [7, 8], 5) == {
+        "quiz0": 7,
+        "quiz1": 8,
+        "quiz2": 7,
+        "quiz3": 8,
+        "quiz4": 7,
+    }
+
+
+@pytest.mark.parametrize("ids", [[], [1, 2, 3]])
+def test_a_list_of_no_id_or_too_many_is_refused(ids):
+    with pytest.raises(ValueError, match="for a list of 2"):
+        list_values("quiz", ids, 2)
 
 
 def test_a_value_the_statement_does_not_hold_is_refused():
