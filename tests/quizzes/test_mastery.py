@@ -21,6 +21,18 @@ def record(*answers: tuple[bool, datetime]) -> QuestionRecord:
     return found
 
 
+def answer(attempt: Attempt, question, *, right: bool, at: datetime = T0) -> Answer:
+    """A quiz answer as the rules record it: the right choice or a wrong one."""
+    return Answer.objects.create(
+        attempt=attempt,
+        question=question,
+        choice=correct_choice(question) if right else wrong_choice(question),
+        correct_choice=correct_choice(question),
+        is_correct=right,
+        answered_at=at,
+    )
+
+
 @pytest.mark.parametrize(
     ("records", "count", "level"),
     [
@@ -60,24 +72,9 @@ def test_levels_read_quiz_attempts_and_reviews_of_this_learner_only(learner, oth
     first, second = quiz.questions.order_by("position")
     mine = Attempt.objects.create(user=learner, quiz=quiz, started_at=T0)
     for question, right in ((first, True), (second, False)):
-        choice = correct_choice(question) if right else wrong_choice(question)
-        Answer.objects.create(
-            attempt=mine,
-            question=question,
-            choice=choice,
-            correct_choice=correct_choice(question),
-            is_correct=right,
-            answered_at=T0,
-        )
+        answer(mine, question, right=right)
     theirs = Attempt.objects.create(user=other_learner, quiz=quiz, started_at=T0)
-    Answer.objects.create(
-        attempt=theirs,
-        question=second,
-        choice=correct_choice(second),
-        correct_choice=correct_choice(second),
-        is_correct=True,
-        answered_at=T0 + 5 * DAY,
-    )
+    answer(theirs, second, right=True, at=T0 + 5 * DAY)
     counts = {quiz.pk: 2}
     assert quiz_levels(user_id=learner.pk, question_counts=counts)[quiz.pk] == Level.ATTEMPTED
 
@@ -110,15 +107,7 @@ def test_levels_of_many_quizzes_at_once_are_each_quizs_own(learner, quizzes):
     levels are the same as asked one quiz at a time."""
     made = [make_quiz(questions=1) for _ in range(quizzes)]
     for quiz in made[::2]:  # every other quiz answered right: Proficient
-        attempt = Attempt.objects.create(user=learner, quiz=quiz)
-        question = quiz.questions.get()
-        Answer.objects.create(
-            attempt=attempt,
-            question=question,
-            choice=correct_choice(question),
-            correct_choice=correct_choice(question),
-            is_correct=True,
-        )
+        answer(Attempt.objects.create(user=learner, quiz=quiz), quiz.questions.get(), right=True)
     counts = {quiz.pk: 1 for quiz in made}
     one_by_one = {
         quiz.pk: quiz_levels(user_id=learner.pk, question_counts={quiz.pk: 1})[quiz.pk]
@@ -136,14 +125,7 @@ def test_a_guides_level_spans_its_published_quizzes(learner):
     make_quiz(questions=5, guide=guide, is_published=False)  # hidden: does not count
     attempt = Attempt.objects.create(user=learner, quiz=taken, started_at=T0)
     for question in taken.questions.all():
-        Answer.objects.create(
-            attempt=attempt,
-            question=question,
-            choice=correct_choice(question),
-            correct_choice=correct_choice(question),
-            is_correct=True,
-            answered_at=T0,
-        )
+        answer(attempt, question, right=True)
 
     levels = guide_levels(user_id=learner.pk, guide_ids=[guide.pk, make_guide().pk])
 
@@ -155,14 +137,7 @@ def test_a_guides_level_spans_its_published_quizzes(learner):
 def test_pages_show_the_levels(learner, learner_client, quiz):
     attempt = Attempt.objects.create(user=learner, quiz=quiz, started_at=T0, finished_at=T0)
     for question in quiz.questions.all():
-        Answer.objects.create(
-            attempt=attempt,
-            question=question,
-            choice=correct_choice(question),
-            correct_choice=correct_choice(question),
-            is_correct=True,
-            answered_at=T0,
-        )
+        answer(attempt, question, right=True)
 
     assert "Mastery: Proficient" in learner_client.get("/en/").content.decode()
     assert "Mastery: Proficient" in learner_client.get(quiz.get_absolute_url()).content.decode()
