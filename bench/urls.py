@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST, require_safe
 from config.urls import handler400, handler403, handler404, handler500  # noqa: F401
 from config.urls import urlpatterns as site_urlpatterns
 from quizzes.attempts import attempt_of_learner, step_submit
-from quizzes.catalog import catalog_listing, catalog_version
+from quizzes.catalog import catalog_listing, catalog_query, catalog_version
 
 
 @require_safe
@@ -51,13 +51,12 @@ def answer_rules(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 @require_safe
 def catalog_rules(request: HttpRequest) -> HttpResponse:
-    """The catalog's page (`page`, search `q`) for the learner, as the site's catalog reads it,
-    and only how many quizzes it lists."""
+    """The catalog's page for the learner, its search and filters read from the query string
+    as the site's catalog reads them, and only how many quizzes it lists."""
+    version = catalog_version()
+    query = catalog_query(request.GET, version=version, signed_in=request.user.is_authenticated)
     listing = catalog_listing(
-        user=request.user,
-        version=catalog_version(),
-        page=request.GET.get("page"),
-        query=request.GET.get("q", "").strip(),
+        user=request.user, version=version, page=request.GET.get("page"), query=query
     )
     return _text(f"{len(listing.cards)} cards")
 

@@ -89,6 +89,12 @@ class AttemptState:
         """Every question the quiz has now is answered (and it has some)."""
         return bool(self.content.count) and self.current_question is None
 
+    def is_completed_by(self, question: Question) -> bool:
+        """Whether an answer to `question` would make the attempt complete (`is_complete`)."""
+        return bool(self.content.count) and all(
+            known.pk in self.answers or known.pk == question.pk for known in self.content.questions
+        )
+
     def answer_for(self, question: Question) -> Answer | None:
         return self.answers.get(question.pk)
 
@@ -541,13 +547,10 @@ def _record(
     quiz_has_cards = getattr(attempt, "has_review_cards", True)
     posted_question, posted_card = getattr(attempt, "posted_card", (None, None))
     card = posted_card if posted_question == question.pk else CARD_NOT_READ
-    completes = all(
-        known.pk in state.answers or known.pk == question.pk for known in state.content.questions
-    )
     # The answer's row alone (a right answer with no card to move, not the last): its INSERT
     # is atomic by itself, and a transaction would add two round trips (BEGIN, COMMIT).
     alone = (
-        not completes
+        not state.is_completed_by(question)
         and (
             attempt.is_deferred
             or not card_record_writes(

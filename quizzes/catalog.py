@@ -519,27 +519,29 @@ def catalog_listing(
     user: User | AnonymousUser,
     version: tuple[Any, ...],
     page: str | None,
-    query: str = "",
-    difficulty: str = "",
-    guide: str = "",
-    status: str = "",
-    mastery: str = "",
+    query: CatalogQuery = CatalogQuery(),
 ) -> Listing:
-    """A page of the catalog for `user`: the shared part kept per catalog version, except
-    under the learner's own filters (progress, mastery), which only they see."""
-    if user.is_authenticated and (status or mastery):
+    """A page of the catalog for `user` under `query` (`catalog_query`): the shared part kept
+    per catalog version, except under the learner's own filters (progress, mastery), which
+    only they see."""
+    if user.is_authenticated and (query.status or query.mastery):
         quizzes = catalog_quizzes(
             user=user,
-            query=query,
-            difficulty=difficulty,
-            guide=guide,
-            status=status,
-            mastery=mastery,
+            query=query.q,
+            difficulty=query.difficulty,
+            guide=query.guide,
+            status=query.status,
+            mastery=query.mastery,
         )
         shared = _page_of(quizzes, page=page or "", show_guide=True)
     else:
         shared = _shared_catalog_page(
-            version, _language(), tuple(search_words(query)), difficulty, guide, page or ""
+            version,
+            _language(),
+            tuple(search_words(query.q)),
+            query.difficulty,
+            query.guide,
+            page or "",
         )
     return _for_learner(shared, user=user)
 

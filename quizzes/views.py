@@ -193,14 +193,7 @@ def catalog(request: HtmxHttpRequest) -> HttpResponse:
     signed_in = request.user.is_authenticated
     query = catalog_service.catalog_query(request.GET, version=version, signed_in=signed_in)
     listing = catalog_service.catalog_listing(
-        user=request.user,
-        version=version,
-        page=request.GET.get("page"),
-        query=query.q,
-        difficulty=query.difficulty,
-        guide=query.guide,
-        status=query.status,
-        mastery=query.mastery,
+        user=request.user, version=version, page=request.GET.get("page"), query=query
     )
     # Built only if the page renders it: catalog.html keeps the form rendered per version.
     form = SimpleLazyObject(
