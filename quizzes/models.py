@@ -265,8 +265,10 @@ class CatalogChange(models.Model):
     quiz. Triggers write it (migration 0013), inside the writing transaction, whatever wrote
     (the admin, an import, the shell, a script's `bulk_create` or `update`), so the newest
     row is the catalog's version (quizzes.catalog.catalog_version) at the cost of one indexed
-    read. `token` is random, so that a version is never met twice, even where a rolled back
-    row's id is given again (SQLite)."""
+    read. A transaction that added rows adds one more as it commits, in commit order, and
+    deletes the older ones (migration 0014): the table keeps the newest row only. `token` is
+    random, so that a version is never met twice, even where a rolled back row's id is given
+    again (SQLite)."""
 
     token = models.BigIntegerField()
 

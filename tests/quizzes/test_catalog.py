@@ -6,7 +6,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -410,11 +410,52 @@ def test_the_catalog_version_moves_with_every_write_of_what_a_listing_shows(topi
 
 
 def test_a_bulk_write_adds_one_catalog_change_per_statement_on_postgresql(topics):
-    """PostgreSQL's triggers run once per statement; SQLite has row triggers only."""
-    before = CatalogChange.objects.count()
+    """PostgreSQL's triggers run once per statement; SQLite has row triggers only (each new
+    row takes the next id and deletes the one before)."""
+    before = CatalogChange.objects.latest("pk").pk
     Quiz.objects.update(difficulty="hard")
-    added = CatalogChange.objects.count() - before
+    added = CatalogChange.objects.latest("pk").pk - before
     assert added == (1 if connection.vendor == "postgresql" else Quiz.objects.count())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_committed_writes_leave_only_the_newest_catalog_change(topics):
+    """The table does not grow with the instructors' work: each commit keeps its own row."""
+    version = catalog_version()
+    for title in ("Sharding, once", "Sharding, twice", "Sharding, thrice"):
+        Quiz.objects.filter(pk=topics["sharding"].pk).update(title_en=title)
+        Question.objects.create(quiz=topics["sharding"], position=len(title), prompt_en="?")
+    assert CatalogChange.objects.count() == 1
+    assert catalog_version() != version
+    assert "Sharding, thrice" in titles(Client().get("/en/"))
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="SQLite lets one transaction write at a time: its ids come in commit order",
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_write_that_commits_after_a_later_one_still_shows_in_the_catalog(topics):
+    """PostgreSQL gives a row its id when the statement runs, not when it commits: the
+    version must still move when a transaction that wrote first commits last, or its change
+    would not show until the next write."""
+    slow = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        slow.set_autocommit(False)
+        with slow.cursor() as cursor:
+            cursor.execute(
+                "UPDATE quizzes_quiz SET title_en = %s WHERE id = %s",
+                ["Written first, committed last", topics["sharding"].pk],
+            )
+        Quiz.objects.filter(pk=topics["optimizer"].pk).update(title_en="Written and committed")
+        shown = titles(Client().get("/en/"))  # kept for the version this commit made
+        assert "Written and committed" in shown
+        assert "Written first, committed last" not in shown
+        slow.commit()
+    finally:
+        slow.close()
+    assert "Written first, committed last" in titles(Client().get("/en/"))
+    assert CatalogChange.objects.count() == 1
 
 
 def test_a_write_rolled_back_leaves_no_catalog_change(topics):
