@@ -58,6 +58,9 @@ class _Compiled:
     slots: tuple[tuple[str, int], ...]
     names: tuple[str, ...]
     compiler: SQLCompiler
+    # The compiler's converters for the selected columns (SQLite's dates and decimals, JSON),
+    # found once: results_iter would look them up again for every call.
+    converters: dict[int, Any]
 
 
 class PreparedQuery:
@@ -88,7 +91,12 @@ class PreparedQuery:
             fetched = cursor.fetchall()
         if not fetched:
             return []
-        names, converted = compiled.names, compiled.compiler.results_iter([fetched])
+        converted = (
+            compiled.compiler.apply_converters(fetched, compiled.converters)
+            if compiled.converters
+            else fetched
+        )
+        names = compiled.names
         return [dict(zip(names, row, strict=True)) for row in converted]
 
     def _compile(self, using: str) -> _Compiled:
@@ -107,7 +115,11 @@ class PreparedQuery:
                     raise ValueError(f"{name!r} must appear in the statement")
                 slots.extend((name, index) for index in found)
             names = (*query.extra_select, *query.values_select, *query.annotation_select)
-            compiled = _Compiled(sql, tuple(params), tuple(slots), names, compiler)
+            columns = [select[0] for select in compiler.select[: compiler.col_count]]
+            if compiler.has_composite_fields(columns):
+                raise ValueError("A prepared query reads no composite primary key")
+            converters = compiler.get_converters(columns)
+            compiled = _Compiled(sql, tuple(params), tuple(slots), names, compiler, converters)
             self._compiled[using] = compiled
             return compiled
 
