@@ -20,7 +20,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.functional import SimpleLazyObject
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django.views.i18n import set_language as django_set_language
 from django_htmx.http import HttpResponseClientRedirect, push_url
@@ -267,11 +267,21 @@ def _settle_overdue(attempt: Attempt | None, quiz: Quiz) -> bool:
     return attempt_settle(state=attempt_state(attempt))
 
 
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
+def attempt_begin(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """Start the quiz, or resume the attempt in progress, and show its current step.
+
+    Only a POST starts: a GET of this address (a reload, a bookmark, the way back from
+    signing in after a session ended on the quiz page) goes to the quiz page, where Start is.
+    """
+    if request.method != "POST":
+        return redirect("quizzes:detail", slug=slug)
+    return _attempt_begin(request, slug)
+
+
 @learner_required
-def attempt_begin(request: LearnerRequest, slug: str) -> HttpResponse:
-    """Start the quiz, or resume the attempt in progress, and show its current step."""
+def _attempt_begin(request: LearnerRequest, slug: str) -> HttpResponse:
     quiz = _published_quiz(slug)
     if not quiz_content(quiz).count:
         raise Http404("This quiz has no questions yet.")

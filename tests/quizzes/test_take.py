@@ -288,6 +288,22 @@ def test_anonymous_visitors_browse_but_must_sign_in_to_start(client, quiz):
     assert not Attempt.objects.exists()
 
 
+def test_opening_the_start_address_goes_to_the_quiz_page_and_starts_nothing(client, learner, quiz):
+    """Only the Start form's POST starts. A reload, a bookmark, or the way back from signing
+    in after the session ended on the quiz page (without JavaScript, sign-in returns to the
+    address the form was sent to) lands on the quiz page, not on an empty error."""
+    start = f"/en/quizzes/{quiz.slug}/start/"
+    assert client.post(start)["Location"].startswith("/en/accounts/login/?next=")
+    assert client.get(start)["Location"] == f"/en/quizzes/{quiz.slug}/"
+    client.force_login(learner)
+    for response in (client.get(start), client.head(start)):
+        assert response.status_code == 302
+        assert response["Location"] == f"/en/quizzes/{quiz.slug}/"
+    assert "Start quiz" in client.get(start, follow=True).content.decode()
+    assert not Attempt.objects.exists()
+    assert client.put(start).status_code == 405
+
+
 def test_a_learner_whose_session_ended_signs_in_again_to_the_step_they_asked_for(
     client, learner, quiz
 ):
