@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from .instructors import exports
+from .instructors.deletion import KeepsLastQuestionOfPublishedQuizMixin
 from .instructors.forms import (
     BilingualFieldsMixin,
     ChoiceInlineFormSet,
@@ -223,7 +224,11 @@ class QuizAdmin(
 
 @admin.register(Question)
 class QuestionAdmin(
-    QuestionPreviewMixin, MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin
+    KeepsLastQuestionOfPublishedQuizMixin,
+    QuestionPreviewMixin,
+    MovesContentVersionMixin,
+    BilingualFieldsMixin,
+    TranslationAdmin,
 ):
     list_display = ["__str__", "prompt", "kind", "quiz", "position"]
     list_filter = ["quiz", "kind"]

@@ -223,6 +223,60 @@ def test_the_admin_refuses_to_delete_a_question_learners_answered(admin_client, 
     assert Question.objects.filter(pk=question.pk).exists()
 
 
+def test_the_admin_keeps_the_last_question_of_a_published_quiz(admin_client):
+    """Deleted on its own page or from the list, the last question would take the quiz off
+    the catalog without a word; the quiz's own page refuses to save it empty as well."""
+    quiz = make_quiz(questions=1, title_en="Sharding with ZeRO")
+    question = quiz.questions.get()
+    url = f"/en/admin/quizzes/question/{question.pk}/delete/"
+
+    response = admin_client.get(url, follow=True)
+    assert response.redirect_chain[0][0] == f"/en/admin/quizzes/question/{question.pk}/change/"
+    assert "“Sharding with ZeRO” is published and needs at least one question" in (
+        response.content.decode()
+    )
+    arabic = admin_client.get(url.replace("/en/", "/ar/"), follow=True).content.decode()
+    assert f"الاختبار «{quiz.title_ar}» منشور ويحتاج إلى سؤال واحد على الأقل" in arabic
+    admin_client.post(url, {"post": "yes"})
+    page = admin_client.post(
+        "/en/admin/quizzes/question/",
+        {"action": "delete_selected", "_selected_action": [question.pk], "post": "yes"},
+        follow=True,
+    ).content.decode()
+    assert "Nothing was deleted" in page
+    assert Question.objects.filter(pk=question.pk).exists()
+
+    Quiz.objects.filter(pk=quiz.pk).update(is_published=False)
+    admin_client.post(url, {"post": "yes"})
+    assert not Question.objects.filter(pk=question.pk).exists()
+
+
+def test_a_list_deletion_that_would_empty_published_quizzes_deletes_nothing(admin_client):
+    first, second = make_quiz(questions=1, title_en="First"), make_quiz(questions=1, title_en="Two")
+    spared = make_quiz(questions=2)
+    doomed = [*Question.objects.filter(quiz__in=[first, second]), spared.questions.first()]
+    page = admin_client.post(
+        "/en/admin/quizzes/question/",
+        {"action": "delete_selected", "_selected_action": [q.pk for q in doomed], "post": "yes"},
+        follow=True,
+    ).content.decode()
+    assert "These 2 quizzes are published and each needs at least one question: " in page
+    assert "“First”, “Two”." in page
+    assert Question.objects.count() == 4
+
+
+def test_the_admin_deletes_questions_a_published_quiz_can_spare(admin_client):
+    kept, spared = make_quiz(questions=1), make_quiz(questions=3)
+    doomed = [spared.questions.get(position=1).pk, spared.questions.get(position=2).pk]
+    response = admin_client.post(
+        "/en/admin/quizzes/question/",
+        {"action": "delete_selected", "_selected_action": doomed, "post": "yes"},
+    )
+    assert response.status_code == 302
+    assert list(spared.questions.values_list("position", flat=True)) == [3]
+    assert kept.questions.count() == 1
+
+
 def test_the_quiz_list_counts_questions_in_as_many_statements_for_many_quizzes(admin_client):
     make_quiz(questions=2)
     with CaptureQueriesContext(connection) as few:
