@@ -164,13 +164,7 @@ def answered_quiz_levels(*, user_id: int) -> dict[int, Level]:
         per_quiz[quiz_id].append(record)
     if not per_quiz:
         return {}
-    counts = dict(
-        Question.objects.filter(quiz_id__in=list(per_quiz))
-        .order_by()
-        .values("quiz_id")
-        .annotate(questions=Count("pk"))
-        .values_list("quiz_id", "questions")
-    )
+    counts = Question.objects.filter(quiz_id__in=list(per_quiz)).counts_by_quiz()
     return {
         quiz_id: level_of(records, counts.get(quiz_id, 0)) for quiz_id, records in per_quiz.items()
     }

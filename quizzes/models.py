@@ -214,7 +214,14 @@ class Quiz(models.Model):
         return self.feedback == self.Feedback.DEFERRED
 
 
-class QuestionManager(models.Manager["Question"]):
+class QuestionQuerySet(models.QuerySet["Question"]):
+    def counts_by_quiz(self) -> dict[int, int]:
+        """How many of these questions each quiz has, by quiz id (one statement)."""
+        rows = self.order_by().values("quiz_id").annotate(count=Count("pk"))
+        return {row["quiz_id"]: row["count"] for row in rows}
+
+
+class QuestionManager(models.Manager.from_queryset(QuestionQuerySet)):
     def get_by_natural_key(self, quiz_slug: str, position: int) -> Question:
         return self.get(quiz__slug=quiz_slug, position=position)
 

@@ -23,13 +23,7 @@ from ..models import Question, Quiz
 
 def quizzes_emptied(question_ids: Iterable[int]) -> list[Quiz]:
     """The published quizzes that deleting these questions would leave with none."""
-    doomed = dict(
-        Question.objects.filter(pk__in=list(question_ids))
-        .order_by()
-        .values("quiz_id")
-        .annotate(count=Count("pk"))
-        .values_list("quiz_id", "count")
-    )
+    doomed = Question.objects.filter(pk__in=list(question_ids)).counts_by_quiz()
     published = Quiz.objects.filter(pk__in=doomed, is_published=True).annotate(
         total=Count("questions")
     )
