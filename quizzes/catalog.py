@@ -15,7 +15,7 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -159,12 +159,6 @@ class CatalogQuery:
     @property
     def is_filtered(self) -> bool:
         return any((self.q, self.difficulty, self.guide, self.status, self.mastery))
-
-
-def catalog_query_of(form: CatalogForm) -> CatalogQuery:
-    return CatalogQuery(
-        **{name: form.value(name) for name in ("q", "difficulty", "guide", "status", "mastery")}
-    )
 
 
 def _language() -> str:
@@ -327,9 +321,8 @@ def catalog_form(data: QueryDict, *, version: tuple[Any, ...], signed_in: bool) 
 
 @functools.lru_cache(maxsize=_KEPT)
 def _catalog_query(version: tuple[Any, ...], signed_in: bool, querystring: str) -> CatalogQuery:
-    return catalog_query_of(
-        catalog_form(QueryDict(querystring), version=version, signed_in=signed_in)
-    )
+    form = catalog_form(QueryDict(querystring), version=version, signed_in=signed_in)
+    return CatalogQuery(**{field.name: form.value(field.name) for field in fields(CatalogQuery)})
 
 
 def catalog_query(data: QueryDict, *, version: tuple[Any, ...], signed_in: bool) -> CatalogQuery:

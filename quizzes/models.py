@@ -530,12 +530,6 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         ratio = Cast(F("score"), FloatField()) / NullIf(Cast(F("total"), FloatField()), 0.0)
         return self.finished().annotate(ratio=ratio).order_by("-ratio", "-finished_at")
 
-    def progress_by_quiz(self, now: datetime | None = None) -> dict[int, dict]:
-        """For one learner's attempts, per quiz id: `progress_of_attempts`. One plain
-        statement: a learner's attempts on a page of quizzes are few, and counting them here
-        costs less than building the grouped statement that would count them."""
-        return progress_of_attempts(self.order_by().values(*PROGRESS_COLUMNS), now=now)
-
 
 # The columns of an attempt that `progress_of_attempts` reads.
 PROGRESS_COLUMNS = ("quiz_id", "finished_at", "deadline", "score", "total")
@@ -545,7 +539,7 @@ def progress_of_attempts(
     attempts: Iterable[dict[str, Any]], *, now: datetime | None = None
 ) -> dict[int, dict]:
     """Per quiz id, from one learner's attempts (PROGRESS_COLUMNS): attempts in progress
-    (`running`), overdue, finished, and the best attempt's score out of its own total
+    (`in_progress`), overdue, finished, and the best attempt's score out of its own total
     (`best_score`, `best_total`), as `best_first` ranks them (an attempt of no questions
     last)."""
     now = now or timezone.now()
