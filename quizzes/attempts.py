@@ -116,9 +116,8 @@ class AttemptState:
 
     @property
     def shows_feedback(self) -> bool:
-        """Whether verdicts, right answers and explanations may be shown: after each answer
-        in practice mode, only once the attempt is finished in exam mode."""
-        return not self.attempt.is_deferred or self.attempt.is_finished
+        """Whether verdicts, right answers and explanations may be shown (Attempt's rule)."""
+        return self.attempt.shows_feedback
 
     def is_overdue(self, now: datetime) -> bool:
         """Past the deadline and its grace: no answer is taken any more."""

@@ -631,6 +631,12 @@ class Attempt(models.Model):
         return self.feedback == Quiz.Feedback.DEFERRED
 
     @property
+    def shows_feedback(self) -> bool:
+        """Whether verdicts, marks, right answers and the score may reach the learner: after
+        each answer in practice mode, only once the attempt is finished in exam mode."""
+        return not self.is_deferred or self.is_finished
+
+    @property
     def percent(self) -> int:
         return round(100 * self.score / self.total) if self.total else 0
 

@@ -15,11 +15,18 @@ def iso(value) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def response_export(answer: Answer | ReviewAnswer) -> dict:
-    """What the learner answered, whatever the question's kind: the choice picked and the
-    right one, the choices ticked, or the number typed; and the mark it earned."""
+# What an answer says about correctness: withheld (null) while an exam is running, or the
+# export would tell the right choice, and changing a pick and downloading again would tell
+# whether the new one is right.
+VERDICT_FIELDS = ("correct_choice", "mark", "is_correct")
+
+
+def response_export(answer: Answer | ReviewAnswer, *, shows_feedback: bool = True) -> dict:
+    """What the learner answered, whatever the question's kind: the choice picked, the
+    choices ticked, or the number typed; and, when the rules allow it, the right choice and
+    the mark it earned."""
     texts = {choice.pk: choice.text for choice in answer.question.choices.all()}
-    return {
+    response = {
         "choice": texts.get(answer.choice_id),
         "correct_choice": texts.get(answer.correct_choice_id),
         "choices_ticked": [texts.get(pk) for pk in answer.choice_ids or []],
@@ -27,6 +34,9 @@ def response_export(answer: Answer | ReviewAnswer) -> dict:
         "mark": answer.fraction,
         "is_correct": answer.is_correct,
     }
+    if not shows_feedback:
+        response.update(dict.fromkeys(VERDICT_FIELDS))
+    return response
 
 
 def _answers(model: type[Answer] | type[ReviewAnswer]):
@@ -51,13 +61,14 @@ def attempts_export(user) -> list[dict]:
             "quiz_title": attempt.quiz.title,
             "started_at": iso(attempt.started_at),
             "finished_at": iso(attempt.finished_at),
-            "score": attempt.score,
-            "total": attempt.total,
+            # Scored only when it finishes; an unfinished exam tells nothing about marks.
+            "score": attempt.score if attempt.shows_feedback else None,
+            "total": attempt.total if attempt.shows_feedback else None,
             "answers": [
                 {
                     "question": answer.question.position,
                     "prompt": answer.question.prompt,
-                    **response_export(answer),
+                    **response_export(answer, shows_feedback=attempt.shows_feedback),
                     "answered_at": iso(answer.answered_at),
                 }
                 for answer in attempt.answers.all()

@@ -1,4 +1,5 @@
 import json
+from decimal import Decimal
 
 import pytest
 from axes.models import AccessAttempt, AccessLog
@@ -9,8 +10,23 @@ from django.test import Client
 
 from accounts.models import Profile
 from accounts.privacy import SECTIONS
-from quizzes.attempts import answer_record, attempt_start
-from quizzes.models import Answer, Attempt, Question, QuestionReport, ReviewAnswer, ReviewCard
+from quizzes.attempts import (
+    answer_record,
+    attempt_start,
+    attempt_state,
+    attempt_submit_all,
+    step_submit,
+)
+from quizzes.grading import Response
+from quizzes.models import (
+    Answer,
+    Attempt,
+    Question,
+    QuestionReport,
+    Quiz,
+    ReviewAnswer,
+    ReviewCard,
+)
 from quizzes.review import review_card_for, review_submit
 from tests.factories import PASSWORD, make_mixed_quiz, make_quiz, make_user, wrong_choice
 
@@ -223,3 +239,109 @@ def test_the_export_says_what_was_answered_to_every_kind_of_question(db):
     assert answers[1]["choice"] is None
     assert answers[3]["number"] == "8.0000000000" and answers[3]["mark"] == "0.5000"
     assert [a["is_correct"] for a in answers] == [True, False, True, False]
+
+
+def _exam_in_progress(learner):
+    """A learner part-way through an exam of every kind: a wrong single pick, boxes with one
+    right and one wrong, true/false right, a number in the half-mark range."""
+    quiz = make_mixed_quiz(feedback=Quiz.Feedback.DEFERRED)
+    attempt = attempt_start(user=learner, quiz=quiz)
+    by_position = {q.position: q for q in quiz.questions.prefetch_related("choices")}
+    single, boxes, truefalse, number = (by_position[n] for n in (1, 2, 3, 4))
+    right_boxes = [c.pk for c in boxes.choices.all() if c.fraction > 0]
+    wrong_box = next(c.pk for c in boxes.choices.all() if c.fraction <= 0)
+    for question, response in [
+        (single, Response(choice_ids=(wrong_choice(single).pk,))),
+        (boxes, Response(choice_ids=(right_boxes[0], wrong_box))),
+        (truefalse, Response(choice_ids=(truefalse.choices.get(is_correct=True).pk,))),
+        (number, Response(number=Decimal(8))),
+    ]:
+        answer_record(attempt=attempt, question=question, response=response)
+    return quiz, attempt
+
+
+def _exported_attempt(learner):
+    response = _signed_in(learner).get("/en/accounts/profile/data.json")
+    assert response.status_code == 200
+    (attempt,) = json.loads(response.content)["attempts"]
+    return attempt
+
+
+def test_an_unfinished_exam_exports_the_learners_picks_and_nothing_about_correctness(db):
+    learner = make_user("noor")
+    quiz, _attempt = _exam_in_progress(learner)
+
+    exported = _exported_attempt(learner)
+
+    assert exported["finished_at"] is None
+    assert exported["score"] is None and exported["total"] is None
+    single, boxes, truefalse, number = exported["answers"]
+    # Every field of every answer: the learner's own response is there ...
+    assert set(single) == {
+        "question",
+        "prompt",
+        "choice",
+        "correct_choice",
+        "choices_ticked",
+        "number",
+        "mark",
+        "is_correct",
+        "answered_at",
+    }
+    assert single["choice"] == wrong_choice(quiz.questions.get(position=1)).text
+    assert len(boxes["choices_ticked"]) == 2
+    assert truefalse["choice"] is not None
+    assert Decimal(number["number"]) == 8
+    # ... and nothing that tells which choice is right, or what a pick earned.
+    for answer in exported["answers"]:
+        assert answer["correct_choice"] is None
+        assert answer["mark"] is None
+        assert answer["is_correct"] is None
+    assert not ReviewCard.objects.filter(user=learner).exists()
+
+
+def test_changing_an_exam_pick_and_downloading_again_tells_nothing_new(db):
+    learner = make_user("sami")
+    quiz, attempt = _exam_in_progress(learner)
+    single = quiz.questions.get(position=1)
+    before = _exported_attempt(learner)
+
+    right = single.choices.get(is_correct=True)
+    step_submit(
+        state=attempt_state(attempt),
+        number=1,
+        question_id=single.pk,
+        response=Response(choice_ids=(right.pk,)),
+    )
+    after = _exported_attempt(learner)
+
+    def without_picks(attempt):
+        return sorted(
+            (
+                {k: v for k, v in a.items() if k not in {"choice", "answered_at"}}
+                for a in attempt["answers"]
+            ),
+            key=lambda a: a["question"],
+        )
+
+    changed = next(a for a in after["answers"] if a["question"] == 1)
+    assert changed["choice"] == right.text
+    assert without_picks(after) == without_picks(before)
+
+
+def test_a_finished_exam_exports_its_marks_and_right_answers(db):
+    learner = make_user("rana")
+    quiz, attempt = _exam_in_progress(learner)
+    assert attempt_submit_all(state=attempt_state(attempt))
+
+    exported = _exported_attempt(learner)
+
+    assert Decimal(exported["score"]) == Decimal("1.5") and exported["total"] == 4
+    single, boxes, truefalse, number = exported["answers"]
+    assert single["is_correct"] is False and Decimal(single["mark"]) == 0
+    assert (
+        single["correct_choice"] == quiz.questions.get(position=1).choices.get(is_correct=True).text
+    )
+    assert Decimal(boxes["mark"]) == Decimal("0")
+    assert truefalse["is_correct"] is True
+    assert Decimal(number["mark"]) == Decimal("0.5")
