@@ -44,7 +44,7 @@ from django.db import connection  # noqa: E402
 from django.db.models import Count, Q  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from quizzes.content import quiz_touch  # noqa: E402
+from quizzes.content import content_changed  # noqa: E402
 from quizzes.models import Attempt, Guide, Question, Quiz  # noqa: E402
 from quizzes.search import search_text_for  # noqa: E402
 
@@ -130,7 +130,7 @@ def edit(slug: str, position: int, prompt: str) -> dict[str, str]:
     question = Question.objects.get(quiz__slug=slug, position=position)
     question.prompt_en = prompt
     question.save()
-    quiz_touch(question.quiz)  # a new content version: every process's cache misses it
+    content_changed(quiz=question.quiz)  # a new content version: every process's cache misses it
     return {"edited": str(question)}
 
 
@@ -178,6 +178,7 @@ def catalog(count: int) -> dict[str, int]:
         ),
         batch_size=2000,
     )
+    content_changed(quiz=made)  # as an import does: the catalog's generation moves
     now = timezone.now()
     learners = get_user_model().objects.filter(username__startswith="learner").order_by("pk")
     attempts = []

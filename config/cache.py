@@ -1,20 +1,21 @@
-"""Django's Redis cache, made to ride out a Redis that is down, hung or unreachable.
+"""django-redis's cache, made to ride out a Redis that is down, hung or unreachable.
 
 Redis is only a cache here: sessions are read back from PostgreSQL (`cached_db`) and quiz
 content from its tables whenever the cache answers nothing. So when Redis fails, reads answer
 "not cached", writes are skipped, and the site goes on from the database.
 
-Django's built-in backend raises on every connection error. django-redis's IGNORE_EXCEPTIONS
-swallows them but tries Redis again on every operation (an unreachable Redis then costs its
-timeout several times per request) and logs every failure or none. This backend:
+django-redis keeps one Redis client (and its connection pool) per server for the life of the
+backend, and raises `ConnectionInterrupted` when Redis cannot be reached. Its own
+IGNORE_EXCEPTIONS swallows those but tries Redis again on every operation, so an unreachable
+Redis would cost its timeout several times per request. This backend wraps the cache API's
+public methods instead:
 
-- leaves Redis alone for OPTIONS["retry_seconds"] (REDIS_RETRY_SECONDS) after a failure, so
+- it leaves Redis alone for OPTIONS["RETRY_SECONDS"] (REDIS_RETRY_SECONDS) after a failure, so
   a hung Redis costs each process one timeout per pause, not one per operation;
-- logs a warning when Redis fails, at most one a minute per process while it stays away, and
-  one line when it is back;
-- empties the cache when it reaches Redis again after an outage: a session ended or changed
-  while Redis was unreachable (the write was skipped) must not come back from a Redis that
-  kept its data.
+- it logs a warning when Redis fails, at most one a minute per process while it stays away;
+- it empties the cache when it reaches Redis again after an outage: a session ended or
+  changed while Redis was unreachable (the write was skipped) must not come back from a Redis
+  that kept its data.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django_redis.cache import RedisCache
+from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -31,15 +35,17 @@ logger = logging.getLogger("daleel.cache")
 
 # Errors that say Redis cannot be reached; any other error (a bad value, a full Redis with
 # noeviction) is a bug or a misconfiguration and is raised as usual.
-UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+UNREACHABLE = (ConnectionInterrupted, RedisConnectionError, RedisTimeoutError, OSError)
 WARNING_SECONDS = 60
 
 
-class _Unreachable:
-    """This process's view of one Redis: reachable, or paused until some time."""
+class Unreachable:
+    """This process's view of one Redis: reachable, or paused until some time. `clock` is
+    monotonic seconds (tests pass their own)."""
 
-    def __init__(self, retry_seconds: float) -> None:
+    def __init__(self, retry_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.retry_seconds = retry_seconds
+        self.clock = clock
         self.paused_until = 0.0
         self.skipped = 0  # operations skipped since the last warning
         # Writes were skipped: Redis may hold what the database no longer does.
@@ -50,14 +56,14 @@ class _Unreachable:
     def paused(self) -> bool:
         if self.paused_until == 0.0:
             return False
-        if time.monotonic() < self.paused_until:
+        if self.clock() < self.paused_until:
             with self.lock:
                 self.skipped += 1
             return True
         return False  # time to try again
 
     def failed(self, error: Exception) -> None:
-        now = time.monotonic()
+        now = self.clock()
         with self.lock:
             self.paused_until = now + self.retry_seconds
             self.stale = True
@@ -81,88 +87,79 @@ class _Unreachable:
 
 
 # Django makes a cache backend per thread; what a process knows of a Redis is shared by all.
-_unreachable_by_servers: dict[tuple[str, ...], _Unreachable] = {}
+_unreachable_by_server: dict[str, Unreachable] = {}
 _unreachable_lock = threading.Lock()
 
 
-class OutageTolerantRedisCacheClient(RedisCacheClient):
-    def __init__(self, servers, *, retry_seconds: float = 5, **options) -> None:
-        super().__init__(servers, **options)
-        with _unreachable_lock:
-            self._unreachable = _unreachable_by_servers.setdefault(
-                tuple(servers), _Unreachable(retry_seconds)
-            )
-        self._clients: dict[object, object] = {}
+def unreachable_for(server: str, retry_seconds: float) -> Unreachable:
+    """The one `Unreachable` of this process for `server`."""
+    with _unreachable_lock:
+        return _unreachable_by_server.setdefault(server, Unreachable(retry_seconds))
 
-    def get_client(self, key=None, *, write=False):
-        # Django builds a redis.Redis for every operation, and building one copies its table of
-        # response callbacks: about a tenth of a signed-in request's CPU. One per connection
-        # pool does (a client takes a connection from its pool for each command, and this
-        # object, like Django's cache backends, belongs to one thread).
-        pool = self._get_connection_pool(write)
-        client = self._clients.get(pool)
-        if client is None:
-            client = self._clients[pool] = self._client(connection_pool=pool)
-        return client
 
-    def _call(self, operation: str, fallback, *args):
-        """RedisCacheClient's `operation`, or `fallback` when Redis cannot be reached."""
-        if self._unreachable.paused():
+class OutageTolerantRedisCache(RedisCache):
+    """django-redis's `RedisCache` with OPTIONS["RETRY_SECONDS"]: see the module's docstring."""
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        options = dict(params.get("OPTIONS", {}))
+        retry_seconds = float(options.pop("RETRY_SECONDS", 5))
+        super().__init__(server, {**params, "OPTIONS": options})
+        self.unreachable = unreachable_for(server, retry_seconds)
+
+    def _call(self, operation: Callable[..., Any], fallback: Any, *args, **kwargs) -> Any:
+        """`operation` (a method of RedisCache), or `fallback` when Redis cannot be reached."""
+        unreachable = self.unreachable
+        if unreachable.paused():
             return fallback
         try:
-            if self._unreachable.stale:
+            if unreachable.stale:
                 # Reached again after writes were skipped: what Redis kept may be stale.
                 super().clear()
-                self._unreachable.stale = False
+                unreachable.stale = False
                 logger.warning("Redis reachable again: cache emptied and in use again")
-            result = getattr(super(), operation)(*args)
+            result = operation(*args, **kwargs)
         except UNREACHABLE as error:
-            self._unreachable.failed(error)
+            unreachable.failed(error)
             return fallback
-        self._unreachable.reached()
+        unreachable.reached()
         return result
 
-    def add(self, key, value, timeout):
-        return self._call("add", False, key, value, timeout)
+    def add(self, *args, **kwargs):
+        return self._call(super().add, False, *args, **kwargs)
 
-    def get(self, key, default):
-        return self._call("get", default, key, default)
+    def get(self, key, default=None, version=None, client=None):
+        return self._call(super().get, default, key, default, version, client)
 
-    def set(self, key, value, timeout):
-        self._call("set", None, key, value, timeout)
+    def set(self, *args, **kwargs):
+        return self._call(super().set, False, *args, **kwargs)
 
-    def touch(self, key, timeout):
-        return self._call("touch", False, key, timeout)
+    def touch(self, *args, **kwargs):
+        return self._call(super().touch, False, *args, **kwargs)
 
-    def delete(self, key):
-        return self._call("delete", False, key)
+    def delete(self, *args, **kwargs):
+        return self._call(super().delete, False, *args, **kwargs)
 
-    def get_many(self, keys):
-        return self._call("get_many", {}, keys)
+    def get_many(self, *args, **kwargs):
+        return self._call(super().get_many, {}, *args, **kwargs)
 
-    def has_key(self, key):
-        return self._call("has_key", False, key)
+    def has_key(self, *args, **kwargs):
+        return self._call(super().has_key, False, *args, **kwargs)
 
-    def incr(self, key, delta):
-        # With Redis away the key is as good as missing, which BaseCache.incr reports so.
-        result = self._call("incr", None, key, delta)
+    def incr(self, key, delta=1, version=None, client=None):
+        # With Redis away the key is as good as missing, which the cache API reports so.
+        result = self._call(super().incr, None, key, delta, version, client)
         if result is None:
             raise ValueError(f"Key '{key}' not found.")
         return result
 
-    def set_many(self, data, timeout):
-        self._call("set_many", None, data, timeout)
+    def decr(self, key, delta=1, version=None, client=None):
+        return self.incr(key, -delta, version, client)
 
-    def delete_many(self, keys):
-        self._call("delete_many", None, keys)
+    def set_many(self, *args, **kwargs):
+        return self._call(super().set_many, [], *args, **kwargs)
+
+    def delete_many(self, *args, **kwargs):
+        return self._call(super().delete_many, 0, *args, **kwargs)
 
     def clear(self):
-        return self._call("clear", False)
-
-
-class OutageTolerantRedisCache(RedisCache):
-    """`RedisCache` with OPTIONS["retry_seconds"]: see the module's docstring."""
-
-    def __init__(self, server, params) -> None:
-        super().__init__(server, params)
-        self._class = OutageTolerantRedisCacheClient
+        return self._call(super().clear, False)

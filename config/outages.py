@@ -2,7 +2,7 @@
 
 Every view needs the database (the learner, the attempt), so while it is down each request
 fails where it first touches it, in a view or in a middleware. Django then calls the 500
-handler; `quizzes.views.server_error` asks `is_database_outage` and answers 503 with
+handler; `quizzes.views.errors.server_error` asks `is_database_outage` and answers 503 with
 Retry-After instead, from a template that needs neither the database nor the session.
 """
 

@@ -4,6 +4,7 @@ In the manner of healthchecks.io's settings: nothing exists only in production; 
 differs from a laptop only by the environment it is given.
 """
 
+import importlib.metadata
 import ipaddress
 import os
 import tempfile
@@ -182,18 +183,31 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+
+def package_version() -> str:
+    try:
+        return importlib.metadata.version("daleel")
+    except importlib.metadata.PackageNotFoundError:  # run from a folder never installed
+        return "dev"
+
+
+# The release this process runs: the cache keys carry it, so a deploy never reads what the
+# previous release pickled (its classes may have changed).
+RELEASE = os.environ.get("RELEASE", "").strip() or package_version()
+CACHE_KEY_PREFIX = f"daleel-{RELEASE}"
+
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
         "default": {
-            # Django's RedisCache that serves from the database while Redis is unreachable
+            # django-redis, serving from the database while Redis is unreachable
             # (config/cache.py), with short timeouts so that a hung Redis cannot hang workers.
             "BACKEND": "config.cache.OutageTolerantRedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {
-                "socket_connect_timeout": env_float("REDIS_CONNECT_TIMEOUT", 0.5),
-                "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT", 0.5),
-                "retry_seconds": env_float("REDIS_RETRY_SECONDS", 5),
+                "SOCKET_CONNECT_TIMEOUT": env_float("REDIS_CONNECT_TIMEOUT", 0.5),
+                "SOCKET_TIMEOUT": env_float("REDIS_SOCKET_TIMEOUT", 0.5),
+                "RETRY_SECONDS": env_float("REDIS_RETRY_SECONDS", 5),
             },
         }
     }
@@ -211,6 +225,17 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 10_000},
         }
     }
+# Each process's own memory, for what is keyed by a version and so never changes: quiz
+# content per content version (quizzes/content.py) and template fragments that show content
+# only ({% cache ... using="local" %}). Nothing of one learner goes here.
+CACHES["local"] = {
+    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    "LOCATION": "daleel-local",
+    "TIMEOUT": 60 * 60,
+    "OPTIONS": {"MAX_ENTRIES": env_int("LOCAL_CACHE_ENTRIES", 5000)},
+}
+for alias in CACHES.values():
+    alias["KEY_PREFIX"] = CACHE_KEY_PREFIX
 
 # Sessions are read from the cache, and from the database when the cache misses (emptied, or
 # Redis unreachable): a learner stays signed in through either.
@@ -229,7 +254,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "accounts.validators.NotOnlySpacesValidator"},
 ]
 
-CSRF_FAILURE_VIEW = "quizzes.views.csrf_failure"
+CSRF_FAILURE_VIEW = "quizzes.views.errors.csrf_failure"
 
 # Mail (password reset), Django 6.1's MAILERS. With DEBUG on and no EMAIL_HOST, mail is printed
 # by the run command (the console backend); otherwise it goes through EMAIL_HOST by SMTP.

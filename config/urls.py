@@ -2,7 +2,7 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
-from quizzes.views import healthz, readyz, set_language
+from quizzes.views.ops import healthz, readyz, set_language
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -16,7 +16,7 @@ urlpatterns += i18n_patterns(
     path("", include("quizzes.urls")),
 )
 
-handler400 = "quizzes.views.bad_request"
-handler403 = "quizzes.views.permission_denied"
-handler404 = "quizzes.views.page_not_found"
-handler500 = "quizzes.views.server_error"
+handler400 = "quizzes.views.errors.bad_request"
+handler403 = "quizzes.views.errors.permission_denied"
+handler404 = "quizzes.views.errors.page_not_found"
+handler500 = "quizzes.views.errors.server_error"

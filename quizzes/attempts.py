@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import functools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, Model, QuerySet
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
@@ -38,7 +37,6 @@ from .review import (
     cards_of_quiz_exist,
     cards_record_answers,
 )
-from .statements import PreparedInsert, PreparedQuery, fits_id
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -160,18 +158,23 @@ class AttemptState:
         return rows
 
 
-# The columns a step reads, in model order (Model.from_db takes them in that order).
-_ATTEMPT_COLUMNS = tuple(field.attname for field in Attempt._meta.concrete_fields)
-_ANSWER_COLUMNS = tuple(field.attname for field in Answer._meta.concrete_fields)
+def _concrete_attnames(model: type[Model]) -> tuple[str, ...]:
+    """The columns of `model`'s rows, in model order, as `Model.from_db` takes them."""
+    return tuple(field.attname for field in model._meta.get_fields() if field.concrete)
+
+
+_ATTEMPT_COLUMNS = _concrete_attnames(Attempt)
+_ANSWER_COLUMNS = _concrete_attnames(Answer)
 _ANSWER_LOOKUPS = tuple(f"answers__{name}" for name in _ANSWER_COLUMNS)
 
 
-def _step_query(
-    *, answering: bool, card_question: int | None = None
+def _attempt_rows(
+    *, answering: bool = False, card_question: int | None = None
 ) -> QuerySet[Attempt, dict[str, Any]]:
-    """The query of `attempt_of_learner` without its filter: a row per answer (one with empty
-    answer columns when there is none yet). `answering`: with whether the learner has cards
-    for the quiz; `card_question`: with their card for that question."""
+    """An attempt joined to its answers, a row per answer (one with empty answer columns
+    when there is none yet), with its quiz's content version. `answering`: with whether the
+    learner has review cards for the quiz; `card_question`: with their card for that
+    question."""
     rows = Attempt.objects.order_by()
     lookups = [*_ATTEMPT_COLUMNS, *_ANSWER_LOOKUPS]
     columns: dict[str, Any] = {"content_version": F("quiz__updated_at")}
@@ -184,36 +187,7 @@ def _step_query(
     return values
 
 
-@functools.cache
-def _step_rows(*, answering: bool) -> QuerySet[Attempt, dict[str, Any]]:
-    """`_step_query` built once per process: the ORM resolves its joins here, not on every
-    call (each clones it to filter)."""
-    return _step_query(answering=answering)
-
-
-# The step's read and write, compiled once per process (quizzes/statements.py).
-_NEW_ANSWER = PreparedInsert(Answer)
-_STEP_READS = {
-    answering: PreparedQuery(
-        lambda pk, user_id, answering=answering: _step_rows(answering=answering).filter(
-            pk=pk, user_id=user_id
-        ),
-        "pk",
-        "user_id",
-    )
-    for answering in (False, True)
-}
-_ANSWER_READ = PreparedQuery(
-    lambda pk, user_id, question_id: _step_query(answering=True, card_question=question_id).filter(
-        pk=pk, user_id=user_id
-    ),
-    "pk",
-    "user_id",
-    "question_id",
-)
-
-
-def attempt_of_learner(
+def attempt_with_answers(
     *, user: User, pk: int, answering: bool = False, question_id: int | None = None
 ) -> AttemptState | None:
     """The learner's own attempt `pk` as it stands, or None (another learner's attempts do
@@ -221,16 +195,15 @@ def attempt_of_learner(
 
     One statement: the attempt's row joined to its answers' rows, with its quiz's content
     version. The quiz, its guide and its questions come from the cached content of that
-    version, so no quiz or guide row is read or built per step. `answering`: the step will
-    record an answer, so the row also says whether the learner has review cards for this
-    quiz (a right answer then costs no statement for a card), and with the posted question's
-    id (`question_id`) it carries the learner's card for that question (none to read later).
+    version, so no quiz or guide row is read per step. `answering`: the step will record an
+    answer, so the row also says whether the learner has review cards for this quiz (a right
+    answer then costs no statement for a card), and with the posted question's id
+    (`question_id`) it carries the learner's card for that question (none to read later).
     """
-    posted = question_id if answering and question_id is not None and fits_id(question_id) else None
-    if posted is None:
-        rows = _STEP_READS[answering].rows(pk=pk, user_id=user.pk)
-    else:
-        rows = _ANSWER_READ.rows(pk=pk, user_id=user.pk, question_id=posted)
+    posted = question_id if answering else None
+    rows = list(
+        _attempt_rows(answering=answering, card_question=posted).filter(pk=pk, user_id=user.pk)
+    )
     if not rows:
         return None
     first = rows[0]
@@ -238,7 +211,7 @@ def attempt_of_learner(
         Attempt.objects.db, _ATTEMPT_COLUMNS, [first[name] for name in _ATTEMPT_COLUMNS]
     )
     if answering:
-        # Read by _record; annotations, as QuerySet.annotate would set them.
+        # Read by _record, as QuerySet.annotate would set them.
         attempt.has_review_cards = first["has_review_cards"]  # type: ignore[attr-defined]
         if posted is not None:
             attempt.posted_card = (posted, card_in_row(first, "posted_card"))  # type: ignore[attr-defined]
@@ -248,7 +221,7 @@ def attempt_of_learner(
 
 
 def _answers_of(attempt: Attempt, rows: list[dict[str, Any]]) -> list[Answer]:
-    """The answers in rows of `_step_rows`."""
+    """The answers in rows of `_attempt_rows`."""
     answers = []
     for row in rows:
         if row["answers__id"] is not None:
@@ -269,7 +242,7 @@ def _locked(state: AttemptState) -> AttemptState | None:
     the submit, and nothing is saved after it. (SQLite has no row locks: its transactions take
     the database's write lock when they begin (config/settings.py), which orders them alike.)
     """
-    unfinished = _step_rows(answering=False).select_for_update(of=("self",))
+    unfinished = _attempt_rows().select_for_update(of=("self",))
     rows = list(unfinished.filter(pk=state.attempt.pk, finished_at=None))
     if not rows:
         return None
@@ -561,8 +534,7 @@ def _record(
     )
     try:
         with contextlib.nullcontext() if alone else transaction.atomic():
-            answer = Answer(attempt=attempt, question=question, **fields)
-            _NEW_ANSWER.insert(answer)
+            answer = Answer.objects.create(attempt=attempt, question=question, **fields)
             if not attempt.is_deferred:
                 card_record_quiz_answer(
                     user_id=attempt.user_id,

@@ -1,27 +1,30 @@
-"""Read-only quiz content (questions and choices), cached per version of the quiz.
+"""Read-only quiz content (questions and choices), cached per version of the quiz, and the
+versions themselves.
 
 Every step of an attempt needs the quiz's questions and choices; they change rarely (an
 instructor's edit) and are read constantly (a class taking the quiz). They are cached under
-a key holding `Quiz.updated_at`, the content's version, so no invalidation has to reach every
-process's cache: every path that edits a quiz's content (the admin, the importer, the seed
-loader, scripts) calls `quiz_touch` once it is done, and every process reads the new version
-on its next request.
+a key holding `Quiz.updated_at`, the content's version, so nothing is ever invalidated: every
+path that edits content (the admin, the importer, the seed loader, scripts) calls
+`content_changed` once it is done, which moves the quiz's version and, once the transaction
+commits, the catalog's generation (`catalog_generation`), which the catalog's cache keys hold
+(the pattern of djangoproject.com's dashboard). Every process reads the new versions on its
+next request; a GET never writes.
 """
 
 from __future__ import annotations
 
-import copy
-import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.db import transaction
 from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
 from . import text
 from .models import Choice, NumericalAnswer, Question, Quiz
+from .search import search_text_refresh
 
 CACHE_SECONDS = 60 * 60
 # The long texts, as Markdown (quizzes/text.py).
@@ -55,19 +58,50 @@ class QuizContent:
         return self.questions.index(self._by_id[question.pk]) + 1
 
 
-def quiz_touch(quizzes: Quiz | QuerySet[Quiz]) -> None:
-    """Move the content version of a quiz (or of every quiz in a queryset) after an edit of
-    its content: its text, its questions, their choices or its guide.
+def content_changed(*, quiz: Quiz | QuerySet[Quiz]) -> None:
+    """After an edit of content: move the content version of `quiz` (or of every quiz of a
+    queryset, whose search text is brought up to date too, as the quizzes may have been
+    written around `Quiz.save()`), and the catalog's generation. Call it after any edit of a
+    quiz, its questions, their choices or accepted numbers, or its guide, and after quizzes
+    are deleted (with the queryset that held them).
 
-    One statement, whatever the number of quizzes; the instances passed get the new version
-    too, so the caller's next read of their content sees the edit.
+    The instances passed get the new version too, so the caller's next read of their content
+    sees the edit.
     """
     now = timezone.now()
-    if isinstance(quizzes, Quiz):
-        Quiz.objects.filter(pk=quizzes.pk).update(updated_at=now)
-        quizzes.updated_at = now
+    if isinstance(quiz, Quiz):
+        Quiz.objects.filter(pk=quiz.pk).update(updated_at=now)
+        quiz.updated_at = now
     else:
-        quizzes.update(updated_at=now)
+        search_text_refresh(quiz)
+        quiz.update(updated_at=now)
+    # Now, for this transaction's own next reads, and again once it commits: a listing read
+    # by another request in between would have been kept under the new generation with the
+    # data from before the commit.
+    _catalog_generation_bump()
+    transaction.on_commit(_catalog_generation_bump)
+
+
+# The catalog's generation: one number in the shared cache that every catalog cache key holds.
+# Moved after each committed edit; never read back as "the same" after the cache lost it,
+# since a lost generation starts again from the clock.
+CATALOG_GENERATION_KEY = "catalog:generation"
+
+
+def catalog_generation() -> int:
+    """The catalog's current generation (one cache read)."""
+    generation = cache.get(CATALOG_GENERATION_KEY)
+    if generation is None:
+        cache.add(CATALOG_GENERATION_KEY, time.time_ns(), None)
+        generation = cache.get(CATALOG_GENERATION_KEY, 0)
+    return int(generation)
+
+
+def _catalog_generation_bump() -> None:
+    try:
+        cache.incr(CATALOG_GENERATION_KEY)
+    except ValueError:  # not there (evicted, or never read): a new one, past any before
+        cache.set(CATALOG_GENERATION_KEY, time.time_ns(), None)
 
 
 def _cache_key(quiz_id: int, version: datetime) -> str:
@@ -82,57 +116,37 @@ class _Version:
     questions: list[Question]
 
 
-# Each process also keeps the last versions it read, in memory: a version never changes, so
-# this needs no invalidation either, and a step of an attempt costs no cache round trip and
-# no unpickling of every question and choice. Entries are shared, read-only, by all requests.
-_LOCAL_VERSIONS = 64
-_local: dict[str, tuple[float, _Version]] = {}
-_local_lock = threading.Lock()
-
-
 def quiz_content(quiz: Quiz) -> QuizContent:
     """The quiz's questions in order, each with its choices and accepted numbers prefetched.
 
-    `content.quiz` is the caller's instance; the questions share the cached one, a copy made
-    when this version was first read."""
-    cached = _version(quiz.pk, quiz.updated_at, loaded=quiz)
+    `content.quiz` is the caller's instance; the questions hold the cached copy."""
+    cached = _version(quiz.pk, quiz.updated_at)
     return QuizContent(quiz=quiz, questions=cached.questions)
 
 
 def quiz_content_of(*, quiz_id: int, version: datetime) -> QuizContent:
     """The content of quiz `quiz_id` at `version` (its `updated_at`), quiz and guide included:
-    a step of an attempt knows both from the attempt's row and loads no quiz or guide row.
-
-    `content.quiz` is shared by every request that reads this version: read it, never change
-    it."""
+    a step of an attempt knows both from the attempt's row and loads no quiz or guide row."""
     cached = _version(quiz_id, version)
     return QuizContent(quiz=cached.quiz, questions=cached.questions)
 
 
-def _version(quiz_id: int, version: datetime, loaded: Quiz | None = None) -> _Version:
+def _version(quiz_id: int, version: datetime) -> _Version:
+    # Kept in this process's memory (the `local` cache alias): a version never changes, so
+    # no other process needs to hear of a new one, and a step costs no shared-cache round trip.
     key = _cache_key(quiz_id, version)
-    entry = _local.get(key)
-    if entry is not None and entry[0] > time.monotonic():
-        return entry[1]
-    cached = cache.get(key)
+    local = caches["local"]
+    cached = local.get(key)
     if not isinstance(cached, _Version):
-        cached = _load(quiz_id, loaded)
-        cache.set(key, cached, CACHE_SECONDS)
-    with _local_lock:
-        while len(_local) >= _LOCAL_VERSIONS:
-            _local.pop(next(iter(_local)))  # the oldest read
-        _local[key] = (time.monotonic() + CACHE_SECONDS, cached)
+        cached = _load(quiz_id)
+        local.set(key, cached, CACHE_SECONDS)
     return cached
 
 
-def _load(quiz_id: int, loaded: Quiz | None) -> _Version:
-    if loaded is None or not Quiz.guide.is_cached(loaded):
-        loaded = Quiz.objects.select_related("guide").get(pk=quiz_id)
-    else:
-        # A copy: the caller's instance stays theirs, and whatever they later assign to it
-        # (a form's unsaved values, an annotation) never reaches the version others read.
-        loaded = copy.copy(loaded)
-        loaded.guide = copy.copy(loaded.guide)
+def _load(quiz_id: int) -> _Version:
+    # Read again rather than taken from the caller: whatever the caller assigned to its
+    # instance (a form's unsaved values, an annotation) never reaches the version kept.
+    loaded = Quiz.objects.select_related("guide").get(pk=quiz_id)
     questions = list(
         Question.objects.filter(quiz_id=quiz_id)
         .order_by("position")

@@ -1,10 +1,15 @@
+from dataclasses import fields
+
 from django import forms
 from django.core.exceptions import ValidationError
+from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from .attempts import Response
+from .catalog import CatalogQuery, Progress, listed_guides
 from .grading import NumberError, parse_number
-from .models import Question, QuestionReport
+from .mastery import Level
+from .models import Question, QuestionReport, Quiz
 
 # Largest primary key a browser could sensibly send; anything bigger is junk, not a choice.
 MAX_ID = 2**63 - 1
@@ -130,3 +135,47 @@ class ReportForm(forms.Form):
         if cleaned.get("reason") == QuestionReport.Reason.OTHER and not cleaned.get("text"):
             self.add_error("text", _("Say in a few words what is wrong."))
         return cleaned
+
+
+class CatalogForm(forms.Form):
+    """The catalog's search and filters, read from the query string.
+
+    A value the form refuses (a guide that does not exist, a search too long) is shown as an
+    error and that filter is left out; the others still apply.
+    """
+
+    q = forms.CharField(
+        label=_("Search"),
+        required=False,
+        max_length=200,
+        widget=forms.SearchInput(attrs={"autocomplete": "off"}),
+    )
+    difficulty = forms.ChoiceField(
+        label=_("Difficulty"), required=False, choices=[("", _("Any")), *Quiz.Difficulty.choices]
+    )
+    guide = forms.ChoiceField(label=_("Guide"), required=False)
+    status = forms.ChoiceField(label=_("Your progress"), required=False, choices=Progress.CHOICES)
+    mastery = forms.ChoiceField(
+        label=_("Your mastery"), required=False, choices=[("", _("Any")), *Level.choices]
+    )
+
+    def __init__(self, data: QueryDict, *, signed_in: bool) -> None:
+        super().__init__(data)
+        guide = self.fields["guide"]
+        assert isinstance(guide, forms.ChoiceField)
+        guide.choices = [("", _("Any")), *listed_guides()]
+        if not signed_in:
+            del self.fields["status"]
+            del self.fields["mastery"]
+
+    def _value(self, name: str) -> str:
+        """The field's valid value, or "" when absent or refused."""
+        if name not in self.fields or not self.is_valid() and name in self.errors:
+            return ""
+        return str(self.cleaned_data.get(name) or "")
+
+    @property
+    def query(self) -> CatalogQuery:
+        """What the query string asks for, each refused value left out."""
+        names = [field.name for field in fields(CatalogQuery)]
+        return CatalogQuery(**{name: self._value(name) for name in names})

@@ -25,7 +25,6 @@ from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from .models import Answer, Question, ReviewAnswer
-from .statements import PreparedQuery, list_slots, list_values
 
 FAMILIAR_SHARE = 0.7
 RETAINED_AFTER = timedelta(days=1)
@@ -101,10 +100,10 @@ def _answers_in(user_id: int, scope: Q) -> QuerySet[Any, Any]:
     )
 
 
-def _records_of(answers: Iterable[dict[str, Any]]) -> dict[int, tuple[int, int, QuestionRecord]]:
-    """Per question answered: its quiz, its guide and its record."""
+def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord]]:
+    """Per question answered in `scope`: its quiz, its guide and its record. One statement."""
     found: dict[int, tuple[int, int, QuestionRecord]] = {}
-    for answer in answers:
+    for answer in _answers_in(user_id, scope):
         question_id = answer["question_id"]
         if question_id not in found:
             found[question_id] = (
@@ -116,37 +115,12 @@ def _records_of(answers: Iterable[dict[str, Any]]) -> dict[int, tuple[int, int, 
     return found
 
 
-def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord]]:
-    """Per question answered in `scope`: its quiz, its guide and its record. One statement."""
-    return _records_of(_answers_in(user_id, scope))
-
-
-# The answers to up to a catalog page's worth of quizzes, compiled once per process
-# (quizzes/statements.py); more quizzes than that go through the ORM.
-_QUIZZES_AT_ONCE = 20
-_ANSWERS_TO_QUIZZES = PreparedQuery(
-    lambda user_id, **quizzes: _answers_in(
-        user_id, Q(question__quiz_id__in=list(quizzes.values()))
-    ),
-    "user_id",
-    *list_slots("quiz", _QUIZZES_AT_ONCE),
-)
-
-
 def quiz_levels(*, user_id: int, question_counts: Mapping[int, int]) -> dict[int, Level]:
     """Levels per quiz id, given each quiz's number of questions (which the caller has: the
     catalog counts them, the quiz page has the content). One statement."""
     if not question_counts:
         return {}
-    quiz_ids = list(question_counts)
-    if len(quiz_ids) <= _QUIZZES_AT_ONCE:
-        records = _records_of(
-            _ANSWERS_TO_QUIZZES.rows(
-                user_id=user_id, **list_values("quiz", quiz_ids, _QUIZZES_AT_ONCE)
-            )
-        )
-    else:
-        records = _records(user_id, Q(question__quiz_id__in=quiz_ids))
+    records = _records(user_id, Q(question__quiz_id__in=list(question_counts)))
     per_quiz: dict[int, list[QuestionRecord]] = defaultdict(list)
     for quiz_id, _guide, record in records.values():
         per_quiz[quiz_id].append(record)

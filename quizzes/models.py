@@ -165,7 +165,7 @@ class Quiz(models.Model):
     )
     # Defaults rather than auto_now*, so that fixtures (raw saves) get timestamps too.
     created_at = models.DateTimeField(_("created"), default=timezone.now, editable=False)
-    # The version of the quiz's content, moved by `quizzes.content.quiz_touch` after every
+    # The version of the quiz's content, moved by `quizzes.content.content_changed` after every
     # edit; cached content is keyed on it.
     updated_at = models.DateTimeField(_("updated"), default=timezone.now, editable=False)
 
@@ -266,27 +266,6 @@ class Question(models.Model):
         return self.kind != self.Kind.NUMERICAL
 
 
-class CatalogChange(models.Model):
-    """A row the database adds whenever a write may change what a catalog listing shows: a
-    quiz or a guide written, made or deleted, a question added, deleted or moved to another
-    quiz. Triggers write it (migration 0013), inside the writing transaction, whatever wrote
-    (the admin, an import, the shell, a script's `bulk_create` or `update`), so the newest
-    row is the catalog's version (quizzes.catalog.catalog_version) at the cost of one indexed
-    read. A transaction that added rows adds one more as it commits, in commit order, and
-    deletes the older ones (migration 0014): the table keeps the newest row only. `token` is
-    random, so that a version is never met twice, even where a rolled back row's id is given
-    again (SQLite)."""
-
-    token = models.BigIntegerField()
-
-    class Meta:
-        verbose_name = _("catalog change")
-        verbose_name_plural = _("catalog changes")
-
-    def __str__(self) -> str:
-        return f"catalog change {self.pk}"
-
-
 class QuestionPartManager[T: models.Model](models.Manager[T]):
     """Rows of a question (choices, accepted numbers), named by quiz, question and position."""
 
@@ -296,11 +275,31 @@ class QuestionPartManager[T: models.Model](models.Manager[T]):
         )
 
 
-class Choice(models.Model):
+class QuestionPart(models.Model):
+    """What a question's parts (its choices, its accepted numbers) share: a place in the
+    question's order, a weight (`fraction`, each part's own default) and the feedback for a
+    learner whose response is this part. Each has its `question` foreign key."""
+
+    position = models.PositiveSmallIntegerField(_("position"))
+    # For a learner whose response is this part: GIFT's per-answer "#feedback".
+    feedback = models.TextField(_("feedback"), blank=True)
+
+    question: models.ForeignKey[Question]
+
+    class Meta:
+        abstract = True
+        ordering = ["question", "position"]
+
+    def natural_key(self) -> tuple[str, int, int]:
+        return (*self.question.natural_key(), self.position)
+
+    natural_key.dependencies = ["quizzes.question"]  # type: ignore[attr-defined]
+
+
+class Choice(QuestionPart):
     question = models.ForeignKey(
         Question, on_delete=models.CASCADE, related_name="choices", verbose_name=_("question")
     )
-    position = models.PositiveSmallIntegerField(_("position"))
     text = models.CharField(_("text"), max_length=500)
     # The instructor's mark ("right"), always the sign of the weight: a right choice has a
     # positive weight, a wrong one zero or less.
@@ -309,13 +308,10 @@ class Choice(models.Model):
     # -1 to 1 (seven decimals, as Moodle's 1/3 and 1/7). A single-answer question has one
     # choice at 1; a multiple-answer one scores the sum of the ticked weights, clamped 0..1.
     fraction = models.DecimalField(_("weight"), max_digits=8, decimal_places=7, default=Decimal(0))
-    # For a learner who picked this choice: GIFT's per-answer "#feedback".
-    feedback = models.TextField(_("feedback"), blank=True)
 
     objects = QuestionPartManager["Choice"]()
 
-    class Meta:
-        ordering = ["question", "position"]
+    class Meta(QuestionPart.Meta):
         verbose_name = _("choice")
         verbose_name_plural = _("choices")
         constraints = [
@@ -353,13 +349,8 @@ class Choice(models.Model):
                 kwargs["update_fields"] = {*update_fields, "fraction"}
         super().save(*args, **kwargs)
 
-    def natural_key(self) -> tuple[str, int, int]:
-        return (*self.question.natural_key(), self.position)
 
-    natural_key.dependencies = ["quizzes.question"]  # type: ignore[attr-defined]
-
-
-class NumericalAnswer(models.Model):
+class NumericalAnswer(QuestionPart):
     """An accepted number for a numerical question: `value` ± `tolerance`, worth `fraction`."""
 
     question = models.ForeignKey(
@@ -368,18 +359,15 @@ class NumericalAnswer(models.Model):
         related_name="numerical_answers",
         verbose_name=_("question"),
     )
-    position = models.PositiveSmallIntegerField(_("position"))
     value = models.DecimalField(_("value"), max_digits=20, decimal_places=10)
     tolerance = models.DecimalField(
         _("tolerance"), max_digits=20, decimal_places=10, default=Decimal(0)
     )
     fraction = models.DecimalField(_("weight"), max_digits=8, decimal_places=7, default=Decimal(1))
-    feedback = models.TextField(_("feedback"), blank=True)
 
     objects = QuestionPartManager["NumericalAnswer"]()
 
-    class Meta:
-        ordering = ["question", "position"]
+    class Meta(QuestionPart.Meta):
         verbose_name = _("accepted number")
         verbose_name_plural = _("accepted numbers")
         constraints = [
@@ -396,11 +384,6 @@ class NumericalAnswer(models.Model):
         if self.tolerance:
             return f"{self.value.normalize():f} ± {self.tolerance.normalize():f}"
         return f"{self.value.normalize():f}"
-
-    def natural_key(self) -> tuple[str, int, int]:
-        return (*self.question.natural_key(), self.position)
-
-    natural_key.dependencies = ["quizzes.question"]  # type: ignore[attr-defined]
 
 
 FULL_MARK = Decimal(1)

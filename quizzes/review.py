@@ -34,7 +34,6 @@ from fsrs import Card, Rating, Scheduler, State
 from .content import quiz_content
 from .grading import Response, Unanswerable, grade_response
 from .models import Choice, Question, ReviewAnswer, ReviewCard
-from .statements import PreparedInsert, PreparedQuery
 
 PRACTICE_SIZE = 10
 
@@ -131,7 +130,7 @@ def card_record_quiz_answer(
     # If another tab's wrong answer created the card a moment ago, that one answer moved it:
     # skipped by the database (ON CONFLICT DO NOTHING), without a savepoint around it.
     new = _missed_first(user_id=user_id, question_id=question_id, at=at)
-    _NEW_CARD.insert(new)
+    ReviewCard.objects.bulk_create([new], ignore_conflicts=True)
     _badge_forget_if_due_soon(user_id, new.due)
 
 
@@ -145,25 +144,12 @@ def card_record_writes(
     return card is not None or not is_correct
 
 
-# A quiz answer's statements for its card, compiled once per process (quizzes/statements.py).
-_CARD_COLUMNS = tuple(field.attname for field in ReviewCard._meta.concrete_fields)
-_CARD_READ = PreparedQuery(
-    lambda user_id, question_id: (
-        ReviewCard.objects.filter(user_id=user_id, question_id=question_id)
-        .order_by()
-        .values(*_CARD_COLUMNS)
-    ),
-    "user_id",
-    "question_id",
-)
-_NEW_CARD = PreparedInsert(ReviewCard, ignore_conflicts=True)
+_CARD_COLUMNS = tuple(field.attname for field in ReviewCard._meta.get_fields() if field.concrete)
 
 
 def _card_of(*, user_id: int, question_id: int) -> ReviewCard | None:
     """The learner's card for the question, or None (at most one: a unique constraint)."""
-    for row in _CARD_READ.rows(user_id=user_id, question_id=question_id):
-        return ReviewCard.from_db(ReviewCard.objects.db, _CARD_COLUMNS, list(row.values()))
-    return None
+    return ReviewCard.objects.filter(user_id=user_id, question_id=question_id).first()
 
 
 def card_of_question(question_id: int) -> FilteredRelation:

@@ -5,7 +5,7 @@ seed's old wording. `seed_texts_refresh` replaces a text only where the database
 wording the seed shipped before (listed in `fixtures/superseded/texts.json`): such a text was
 not edited by an instructor. A text that differs from both the current and every earlier seed
 wording was edited and is kept. The quizzes whose texts changed get a new content version
-(`quiz_touch`), so every process reads the new text.
+(`content_changed`), so every process reads the new text.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from django.apps import apps
 from django.conf import settings
 from django.db import transaction
 
-from .content import quiz_touch
+from .content import content_changed
 from .instructors.versioning import quizzes_of
 from .models import Choice, Quiz
 
@@ -90,5 +90,5 @@ def seed_texts_refresh(*, objects: list[dict], superseded: dict[tuple, list[str]
                 owner = instance.question if model is Choice else instance
                 touched.update(quizzes_of(owner).values_list("pk", flat=True))
         if touched:
-            quiz_touch(Quiz.objects.filter(pk__in=touched))
+            content_changed(quiz=Quiz.objects.filter(pk__in=touched))
     return result

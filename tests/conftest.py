@@ -29,15 +29,18 @@ def _exact_review_dates(settings):
 
 @pytest.fixture(autouse=True)
 def _english_and_fresh_cache(settings):
-    """Each test starts in English with an empty cache (content and sessions live there)."""
-    from django.core.cache import cache
+    """Each test starts in English with empty caches (content, sessions and this process's
+    local cache live there)."""
+    from django.core.cache import caches
     from django.utils import translation
 
-    cache.clear()
+    for alias in caches.all(initialized_only=True):
+        alias.clear()
     translation.activate("en")
     yield
     translation.deactivate()
-    cache.clear()
+    for alias in caches.all(initialized_only=True):
+        alias.clear()
 
 
 @pytest.fixture

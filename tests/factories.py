@@ -8,7 +8,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from quizzes.content import quiz_touch
+from quizzes.content import content_changed
 from quizzes.models import Choice, Guide, NumericalAnswer, Question, Quiz, equal_weights
 
 _counter = itertools.count(1)
@@ -76,7 +76,7 @@ def add_question(quiz: Quiz, position: int, choices: int = 4, correct: int = 1) 
             is_correct=choice_position == correct,
             fraction=1 if choice_position == correct else 0,
         )
-    quiz_touch(quiz)  # as the admin does after an edit
+    content_changed(quiz=quiz)  # as the admin does after an edit
     return question
 
 
@@ -154,5 +154,5 @@ def make_mixed_quiz(**fields) -> Quiz:
     add_multiple_question(quiz, 2)
     add_truefalse_question(quiz, 3)
     add_numerical_question(quiz, 4, answers=((16, 0.5, 1), (8, 0, 0.5)))
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     return quiz

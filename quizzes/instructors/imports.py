@@ -16,7 +16,7 @@ from django.db.models import Max
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from ..content import quiz_touch
+from ..content import content_changed
 from ..models import (
     Choice,
     Guide,
@@ -294,5 +294,5 @@ def _append_questions(quiz: Quiz, document: GiftDocument, *, last: int) -> list[
             )
     Choice.objects.bulk_create(choices)
     NumericalAnswer.objects.bulk_create(numbers)
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     return questions

@@ -8,22 +8,27 @@ the database accepts.
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import ValidationError
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.forms.models import BaseInlineFormSet
 
 
 def live_forms(formset):
+    """The rows that will be stored: filled in or stored already, and not ticked to delete."""
     return [
         form
         for form in formset.forms
-        if form.has_changed() or form.instance.pk
-        if not (formset.can_delete and formset._should_delete_form(form))
         if hasattr(form, "cleaned_data")
+        if form.has_changed() or form.instance.pk
+        if not (formset.can_delete and form.cleaned_data.get("DELETE"))
     ]
 
 
 def _has_field(model, name: str) -> bool:
-    return any(field.name == name for field in model._meta.fields)
+    try:
+        model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return False
+    return True
 
 
 # The largest value a PositiveSmallIntegerField holds on every database Django supports.
@@ -44,7 +49,9 @@ class InlineRowForm(forms.ModelForm):
 
     def _exclusions(self) -> set[str]:
         exclude = {
-            field.name for field in self.instance._meta.fields if field.name not in self.fields
+            field.name
+            for field in self.instance._meta.get_fields()
+            if field.concrete and field.name not in self.fields
         }
         return exclude | set(self.errors) | set(self.checked_across_rows)
 

@@ -144,6 +144,14 @@ class InstructorToolsMixin:
         ):
             raise PermissionDenied
 
+    def quiz_with_results(self, request: HttpRequest, object_id: str) -> Quiz:
+        """The quiz whose learners' results a tool shows, or 403 (before anything is looked
+        up: a refused user learns nothing of which quizzes exist) or 404."""
+        self.require_attempts_permission(request)
+        quiz = self.quiz_or_404(request, object_id)
+        self.require_attempts_permission(request, quiz)
+        return quiz
+
     @method_decorator(require_http_methods(["GET", "POST"]))
     def import_gift_view(self, request: HttpRequest) -> HttpResponse:
         can_add = self.has_add_permission(request) and request.user.has_perms(
@@ -189,9 +197,7 @@ class InstructorToolsMixin:
 
     @method_decorator(require_safe)
     def item_analysis_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        self.require_attempts_permission(request)
-        quiz = self.quiz_or_404(request, object_id)
-        self.require_attempts_permission(request, quiz)
+        quiz = self.quiz_with_results(request, object_id)
         first_only = request.GET.get("attempts") != "all"
         analysis = item_analysis(quiz, first_attempts_only=first_only)
         return TemplateResponse(
@@ -237,18 +243,14 @@ class InstructorToolsMixin:
 
     @method_decorator(require_safe)
     def attempts_csv_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        self.require_attempts_permission(request)
-        quiz = self.quiz_or_404(request, object_id)
-        self.require_attempts_permission(request, quiz)
+        quiz = self.quiz_with_results(request, object_id)
         return attempts_csv_response(
             Quiz.objects.filter(pk=quiz.pk), filename=f"attempts-{quiz.slug}.csv"
         )
 
     @method_decorator(require_safe)
     def grades_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        self.require_attempts_permission(request)
-        quiz = self.quiz_or_404(request, object_id)
-        self.require_attempts_permission(request, quiz)
+        quiz = self.quiz_with_results(request, object_id)
         filters = ReportFilters.from_query(request.GET)
         report = grades_report(
             quiz, filters, page_number=request.GET.get("p"), rtl=get_language_bidi()
@@ -269,9 +271,7 @@ class InstructorToolsMixin:
 
     @method_decorator(require_safe)
     def grades_csv_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        self.require_attempts_permission(request)
-        quiz = self.quiz_or_404(request, object_id)
-        self.require_attempts_permission(request, quiz)
+        quiz = self.quiz_with_results(request, object_id)
         filters = ReportFilters.from_query(request.GET)
         return csv_stream(
             grades_csv_rows(quiz, filters), filename=f"grades-{quiz.slug}-{filters.which}.csv"
@@ -282,9 +282,7 @@ class InstructorToolsMixin:
         self, request: HttpRequest, object_id: str, attempt_id: int
     ) -> HttpResponse:
         """The attempt's review as its learner sees it on their result page; read-only."""
-        self.require_attempts_permission(request)
-        quiz = self.quiz_or_404(request, object_id)
-        self.require_attempts_permission(request, quiz)
+        quiz = self.quiz_with_results(request, object_id)
         attempt = get_object_or_404(
             Attempt.objects.select_related("user", "quiz__guide"), pk=attempt_id, quiz=quiz
         )

@@ -1,10 +1,10 @@
-"""Admin edits move the content version of the quizzes they change (`quiz_touch`)."""
+"""Admin edits move the content version of the quizzes they change (`content_changed`)."""
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from ..content import quiz_touch
+from ..content import content_changed
 from ..models import Guide, Question, Quiz
 
 
@@ -23,16 +23,16 @@ class MovesContentVersionMixin:
 
     def save_related(self, request, form, formsets, change) -> None:
         super().save_related(request, form, formsets, change)
-        quiz_touch(quizzes_of(form.instance))
+        content_changed(quiz=quizzes_of(form.instance))
 
     def delete_model(self, request, obj) -> None:
         quiz_ids = list(quizzes_of(obj).values_list("pk", flat=True))
         super().delete_model(request, obj)
-        quiz_touch(Quiz.objects.filter(pk__in=quiz_ids))
+        content_changed(quiz=Quiz.objects.filter(pk__in=quiz_ids))
 
     def delete_queryset(self, request, queryset) -> None:
         quiz_ids = set()
         for obj in queryset:
             quiz_ids.update(quizzes_of(obj).values_list("pk", flat=True))
         super().delete_queryset(request, queryset)
-        quiz_touch(Quiz.objects.filter(pk__in=quiz_ids))
+        content_changed(quiz=Quiz.objects.filter(pk__in=quiz_ids))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from quizzes.content import quiz_touch
+from quizzes.content import content_changed
 from tests.factories import make_quiz
 
 from . import support
@@ -46,7 +46,7 @@ def rich_quiz(transactional_db):
     right.feedback_en = "Yes: **one** replay per segment."
     right.feedback_ar = "نعم: إعادة **واحدة** لكل مقطع."
     right.save()
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     return quiz
 
 

@@ -14,17 +14,30 @@ pytestmark = [pytest.mark.outage, pytest.mark.usefixtures("real_servers")]
 RETRY_SECONDS = 0.3
 
 
-def cache_on(url: str) -> OutageTolerantRedisCache:
-    return OutageTolerantRedisCache(
+class Clock:
+    """Monotonic seconds that move only when a test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def cache_on(url: str, clock: Clock | None = None) -> OutageTolerantRedisCache:
+    cache = OutageTolerantRedisCache(
         url,
         {
             "OPTIONS": {
-                "socket_connect_timeout": 0.2,
-                "socket_timeout": 0.2,
-                "retry_seconds": RETRY_SECONDS,
+                "SOCKET_CONNECT_TIMEOUT": 0.2,
+                "SOCKET_TIMEOUT": 0.2,
+                "RETRY_SECONDS": RETRY_SECONDS,
             }
         },
     )
+    if clock is not None:
+        cache.unreachable.clock = clock
+    return cache
 
 
 def warnings_of(caplog) -> list[str]:
@@ -60,15 +73,17 @@ def test_the_threads_of_a_process_share_one_warning_a_minute(caplog):
 
 
 def test_a_stopped_redis_is_used_again_when_it_returns_without_a_new_cache(caplog):
+    clock = Clock()
     with redis_server() as server:
-        cache = cache_on(server.url)
+        cache = cache_on(server.url, clock)
         cache.set("before", 1)
         server.stop()
         assert cache.get("before") is None
         cache.set("during", 2)  # skipped
 
         server.start()
-        time.sleep(RETRY_SECONDS + 0.1)
+        assert cache.get("before") is None  # still paused: not asked
+        clock.now += RETRY_SECONDS
         cache.set("after", 3)
 
         assert cache.get("after") == 3
@@ -96,23 +111,29 @@ def test_a_hung_redis_is_waited_for_once_then_left_alone_until_the_next_try():
 def test_what_was_deleted_while_redis_was_unreachable_does_not_come_back_with_it():
     """A session ended (signed out) while Redis hung must stay ended when Redis answers again
     with the data it kept."""
+    clock = Clock()
     with redis_server() as server:
-        cache = cache_on(server.url)
+        cache = cache_on(server.url, clock)
         cache.set("session", {"user": 1})
         redis_py.Redis.from_url(server.url).client_pause(600, all=True)
 
         cache.delete("session")  # times out: skipped
 
-        time.sleep(0.6 + RETRY_SECONDS)
+        time.sleep(0.6)  # Redis's own pause: answering again
+        clock.now += RETRY_SECONDS
         assert cache.get("session") is None
         assert not redis_py.Redis.from_url(server.url).exists(cache.make_key("session"))
 
 
-def test_a_cache_backend_one_per_thread_uses_one_client_for_every_operation():
+def test_a_cache_backend_keeps_one_connection_for_every_operation():
     with redis_server() as server:
-        cache, other_thread = cache_on(server.url), cache_on(server.url)
-        cache.set("key", 1)
-        assert cache.get("key") == 1
-        assert cache._cache.get_client() is cache._cache.get_client(write=True)
-        assert cache._cache.get_client() is not other_thread._cache.get_client()
-        assert other_thread.get("key") == 1
+        watcher = redis_py.Redis.from_url(server.url)
+        before = watcher.info("stats")["total_connections_received"]
+        cache = cache_on(server.url)
+        for n in range(50):
+            cache.set("key", n)
+            assert cache.get("key") == n
+            assert cache.add("other", n) is (n == 0)
+            cache.incr("key")
+
+        assert watcher.info("stats")["total_connections_received"] == before + 1

@@ -6,13 +6,15 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.core.cache import cache
+from django.db import connection, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from quizzes.catalog import catalog_version
-from quizzes.content import quiz_touch
-from quizzes.models import Answer, Attempt, CatalogChange, Guide, Question, Quiz
+from quizzes.catalog import LISTING_SECONDS
+from quizzes.content import CATALOG_GENERATION_KEY, catalog_generation, content_changed
+from quizzes.models import Answer, Attempt, Guide, Question, Quiz
 from tests.factories import correct_choice, make_guide, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -305,25 +307,25 @@ def test_a_card_says_time_is_up_for_an_attempt_past_its_deadline(client, topics)
     assert "انتهى الوقت" in page and "state--progress" not in page
 
 
-def test_what_every_learner_sees_alike_is_read_once_per_catalog_version(
+def test_what_every_learner_sees_alike_is_read_once_per_catalog_generation(
     client, topics, django_assert_num_queries
 ):
     """The count, the page and the guides of the filter are read by the first request of a
-    version; the next learner's request reads only the version and their own progress."""
+    generation; the next learner's request reads only what is their own."""
     first, second = make_user(), make_user()
     client.force_login(first)
     _text(client.get("/en/", {"difficulty": "hard"}))
     client.force_login(second)
-    # The user, the version, the learner's progress, the reviews due.
-    with django_assert_num_queries(4):
+    # The user, the learner's progress, the reviews due.
+    with django_assert_num_queries(3):
         assert titles(client.get("/en/", {"difficulty": "hard"})) == [
             "Activation checkpointing",
             "Mixed precision",
         ]
-    quiz_touch(topics["optimizer"])
-    # The user, the version, the progress (the reviews due are kept a minute: quizzes.review),
-    # and once per version: quizzes without search text, the guides, the count and the page.
-    with django_assert_num_queries(7):
+    content_changed(quiz=topics["optimizer"])
+    # The user, the progress (the reviews due are kept a minute: quizzes.review), and once
+    # per generation: the guides, the count and the page.
+    with django_assert_num_queries(5):
         client.get("/en/", {"difficulty": "hard"})
 
 
@@ -364,14 +366,16 @@ def test_cards_link_to_their_guides_page(client, topics):
     assert 'href="/ar/guides/memory/"' in _text(client.get("/ar/"))
 
 
-def test_an_edit_made_in_code_shows_in_the_catalog_at_once(client, topics):
-    """What every learner sees alike is kept per catalog version, which the database moves
-    for every write of a quiz or a guide (models.CatalogChange): an edit written around the
-    admin, with no quiz_touch, shows at once."""
+def test_an_edit_made_in_code_shows_in_the_catalog_once_content_changed_is_called(client, topics):
+    """What every learner sees alike is kept per catalog generation, which
+    `content_changed` moves: an edit written around the admin shows once it is called."""
     quiz = topics["optimizer"]
     assert "Optimizer states" in titles(client.get("/en/"))
     Quiz.objects.filter(pk=quiz.pk).update(title_en="Optimiser states", difficulty="hard")
     Guide.objects.filter(pk=quiz.guide_id).update(title_en="Memory, again")
+    assert "Optimiser states" not in titles(client.get("/en/"))  # kept, as it should be
+
+    content_changed(quiz=Quiz.objects.filter(guide_id=quiz.guide_id))
 
     page = _text(client.get("/en/"))
     assert "Optimiser states" in titles(client.get("/en/"))
@@ -383,94 +387,73 @@ def test_an_edit_made_in_code_shows_in_the_catalog_at_once(client, topics):
         "Mixed precision",
         "Optimiser states",
     ]
+    assert titles(client.get("/en/", {"q": "optimiser"})) == ["Optimiser states"]
 
 
-def test_the_catalog_version_moves_with_every_write_of_what_a_listing_shows(topics):
-    quiz = topics["sharding"]
-    question = quiz.questions.first()
-    seen = [catalog_version()]
+def test_an_edit_that_never_calls_content_changed_shows_once_the_kept_listing_expires(
+    client, topics, time_machine
+):
+    time_machine.move_to(timezone.now(), tick=False)
+    assert "Optimizer states" in titles(client.get("/en/"))
+    Quiz.objects.filter(pk=topics["optimizer"].pk).update(title_en="Optimiser states")
+    assert "Optimizer states" in titles(client.get("/en/"))
 
-    def moved() -> bool:
-        seen.append(catalog_version())
-        return seen[-1] != seen[-2]
+    time_machine.shift(timedelta(seconds=LISTING_SECONDS + 1))
 
-    Question.objects.filter(pk=question.pk).update(prompt_en="Reworded?")
-    assert not moved()  # a question's text is not on a card
-    Question.objects.filter(pk=question.pk).update(quiz=topics["optimizer"], position=99)
-    assert moved()
-    Question.objects.filter(pk=question.pk).delete()
-    assert moved()
-    Quiz.objects.filter(pk=quiz.pk).update(guide_position=7)
-    assert moved()
-    Guide.objects.create(slug="empty", title_en="Empty")
-    assert moved()
-    Quiz.objects.filter(pk=quiz.pk).delete()
-    assert moved()
-    assert len(set(seen)) == len(seen) - 1
+    assert "Optimiser states" in titles(client.get("/en/"))
 
 
-def test_a_bulk_write_adds_one_catalog_change_per_statement_on_postgresql(topics):
-    """PostgreSQL's triggers run once per statement; SQLite has row triggers only (each new
-    row takes the next id and deletes the one before)."""
-    before = CatalogChange.objects.latest("pk").pk
-    Quiz.objects.update(difficulty="hard")
-    added = CatalogChange.objects.latest("pk").pk - before
-    assert added == (1 if connection.vendor == "postgresql" else Quiz.objects.count())
+def test_a_catalog_page_writes_nothing(client, topics, progress):
+    """A GET never writes: not the catalog, not its search, not a learner's listing."""
+    client.force_login(progress)
+    with CaptureQueriesContext(connection) as context:
+        for query in ({}, {"q": "sharding"}, {"status": "finished"}, {"page": "2"}):
+            _text(client.get("/en/", query))
+        _text(client.get("/en/guides/memory/"))
+    writes = [
+        q["sql"]
+        for q in context.captured_queries
+        if q["sql"].split()[0].upper() in {"INSERT", "UPDATE", "DELETE"}
+    ]
+    assert writes == []
 
 
 @pytest.mark.django_db(transaction=True)
-def test_committed_writes_leave_only_the_newest_catalog_change(topics):
-    """The table does not grow with the instructors' work: each commit keeps its own row."""
-    version = catalog_version()
-    for title in ("Sharding, once", "Sharding, twice", "Sharding, thrice"):
-        Quiz.objects.filter(pk=topics["sharding"].pk).update(title_en=title)
-        Question.objects.create(quiz=topics["sharding"], position=len(title), prompt_en="?")
-    assert CatalogChange.objects.count() == 1
-    assert catalog_version() != version
-    assert "Sharding, thrice" in titles(Client().get("/en/"))
+def test_the_catalog_generation_moves_again_once_an_edit_commits(topics):
+    """A listing read by another request while an edit's transaction is open would be kept
+    under the generation the edit moved to: the generation moves again at the commit."""
+    before = catalog_generation()
+    with transaction.atomic():
+        Quiz.objects.filter(pk=topics["sharding"].pk).update(title_en="Sharding, again")
+        content_changed(quiz=topics["sharding"])
+        during = catalog_generation()
+        assert during != before
+    assert catalog_generation() not in (before, during)
+    assert "Sharding, again" in titles(Client().get("/en/"))
 
 
-@pytest.mark.skipif(
-    connection.vendor != "postgresql",
-    reason="SQLite lets one transaction write at a time: its ids come in commit order",
-)
-@pytest.mark.django_db(transaction=True)
-def test_a_write_that_commits_after_a_later_one_still_shows_in_the_catalog(topics):
-    """PostgreSQL gives a row its id when the statement runs, not when it commits: the
-    version must still move when a transaction that wrote first commits last, or its change
-    would not show until the next write."""
-    slow = connections.create_connection(DEFAULT_DB_ALIAS)
-    try:
-        slow.set_autocommit(False)
-        with slow.cursor() as cursor:
-            cursor.execute(
-                "UPDATE quizzes_quiz SET title_en = %s WHERE id = %s",
-                ["Written first, committed last", topics["sharding"].pk],
-            )
-        Quiz.objects.filter(pk=topics["optimizer"].pk).update(title_en="Written and committed")
-        shown = titles(Client().get("/en/"))  # kept for the version this commit made
-        assert "Written and committed" in shown
-        assert "Written first, committed last" not in shown
-        slow.commit()
-    finally:
-        slow.close()
-    assert "Written first, committed last" in titles(Client().get("/en/"))
-    assert CatalogChange.objects.count() == 1
+def test_a_lost_catalog_generation_starts_again_past_every_earlier_one(topics):
+    """If the cache loses the generation (evicted, emptied), the next one is new: a listing
+    kept under an old number is never read again."""
+    first = catalog_generation()
+    cache.delete(CATALOG_GENERATION_KEY)
+    assert catalog_generation() > first
 
 
-def test_a_write_rolled_back_leaves_no_catalog_change(topics):
-    version = catalog_version()
+def test_a_write_rolled_back_does_not_show(topics):
     with pytest.raises(RuntimeError), transaction.atomic():
         Quiz.objects.filter(pk=topics["sharding"].pk).update(title_en="Never shown")
+        content_changed(quiz=topics["sharding"])
         raise RuntimeError
-    assert catalog_version() == version
     assert "Never shown" not in _text(Client().get("/en/"))
 
 
-def test_quizzes_made_published_or_deleted_in_code_show_at_once(client, topics):
+def test_quizzes_made_published_or_deleted_in_code_show_once_content_changed_is_called(
+    client, topics
+):
     """Quizzes written straight to the database (a script's bulk_create, an update, a
-    delete) change the catalog's version, and a bulk-made quiz is found by search too,
-    though no save() gave it its search text."""
+    delete) show once the script calls `content_changed`, and a bulk-made quiz is found by
+    search too, though no save() gave it its search text."""
     assert len(titles(client.get("/en/"))) == 4
     guide = Guide.objects.get(slug="memory")
     Quiz.objects.bulk_create(
@@ -479,14 +462,17 @@ def test_quizzes_made_published_or_deleted_in_code_show_at_once(client, topics):
     assert Quiz.objects.get(slug="bulk").search_text == ""
     Quiz.objects.filter(slug="bulk").update(is_published=True)
     Question.objects.create(quiz=Quiz.objects.get(slug="bulk"), position=1, prompt_en="?")
+    content_changed(quiz=Quiz.objects.filter(slug="bulk"))
 
     assert "Pipeline bubbles" in titles(client.get("/en/"))
     assert titles(client.get("/en/", {"q": "فقاعات"})) == ["Pipeline bubbles"]
     assert titles(client.get("/ar/", {"q": "الانابيب"})) == ["فقاعات الأنابيب"]
 
     Quiz.objects.filter(slug="bulk").update(is_published=False)
+    content_changed(quiz=Quiz.objects.filter(slug="bulk"))
     assert "Pipeline bubbles" not in titles(client.get("/en/"))
     Quiz.objects.filter(pk=topics["sharding"].pk).delete()
+    content_changed(quiz=Quiz.objects.filter(pk=topics["sharding"].pk))
     assert titles(client.get("/en/")) == [
         "Activation checkpointing",
         "Mixed precision",
@@ -498,6 +484,7 @@ def test_a_question_added_in_code_counts_on_its_card_at_once(client, topics):
     quiz = topics["sharding"]
     assert "3 questions" in _text(client.get("/en/", {"q": "sharding"}))
     Question.objects.create(quiz=quiz, position=9, prompt_en="One more?")
+    content_changed(quiz=quiz)
     assert "4 questions" in _text(client.get("/en/", {"q": "sharding"}))
 
 

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.messages import get_messages
 
 from quizzes.attempts import answer_record, attempt_start
-from quizzes.content import quiz_touch
+from quizzes.content import content_changed
 from quizzes.models import Answer, Attempt, Question, Quiz
 from tests.admin_posts import choice_rows, save_question
 from tests.factories import add_question, correct_choice, make_quiz, wrong_choice
@@ -38,7 +38,7 @@ def test_an_attempt_finishes_once_the_questions_left_unanswered_are_deleted(
     _answer(attempt, second, right=False)
 
     third.delete()
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     response = learner_client.get(f"/en/attempts/{attempt.pk}/")
 
     assert response["Location"] == f"/en/attempts/{attempt.pk}/result/"
@@ -53,7 +53,7 @@ def test_an_attempt_whose_quiz_lost_every_question_waits_without_a_redirect_loop
 ):
     attempt = attempt_start(user=learner, quiz=quiz)
     quiz.questions.all().delete()
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
 
     for url in (f"/en/attempts/{attempt.pk}/", _step(attempt, 1), _step(attempt, 0)):
         response = learner_client.get(url)
@@ -93,7 +93,7 @@ def test_an_answer_goes_to_the_question_the_learner_saw_when_steps_are_renumbere
     # step 3 is now that (answered) question, and the learner's is step 2.
     first.position = 9
     first.save()
-    quiz_touch(first.quiz)
+    content_changed(quiz=first.quiz)
 
     response = learner_client.post(
         _step(attempt, 3), {"choice": correct_choice(third).pk, "question": third.pk}, **HX
@@ -129,7 +129,7 @@ def test_an_answer_to_a_question_removed_meanwhile_records_nothing_and_says_so(
     seen = first.pk
     choice = correct_choice(first).pk
     Question.objects.filter(pk=seen).delete()  # nobody had answered it yet
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
 
     response = learner_client.post(_step(attempt, 1), {"choice": choice, "question": seen})
 
@@ -170,14 +170,14 @@ def test_a_question_moved_by_code_leaves_its_old_quiz_once_both_are_touched(lear
     question = quiz.questions.get(position=3)
     question.prompt_en = "A prompt that moves."
     question.save()
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     assert (
         "A prompt that moves." in learner_client.get(f"/en/quizzes/{quiz.slug}/").content.decode()
     )
 
     question.quiz, question.position = other, 2
     question.save()
-    quiz_touch(Quiz.objects.filter(pk__in=[quiz.pk, other.pk]))
+    content_changed(quiz=Quiz.objects.filter(pk__in=[quiz.pk, other.pk]))
 
     assert (
         "A prompt that moves."

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from quizzes.attempts import Response, attempt_start, attempt_state, attempt_submit_all, step_submit
-from quizzes.content import quiz_touch
+from quizzes.content import content_changed
 from quizzes.models import (
     Answer,
     Attempt,
@@ -233,7 +233,7 @@ def test_editing_the_key_after_answering_changes_no_mark_nor_review(learner_clie
         is_correct=True, fraction=Decimal("0.5")
     )
     NumericalAnswer.objects.filter(question=question(mixed, 4)).update(value=99)
-    quiz_touch(mixed)
+    content_changed(quiz=mixed)
 
     step = learner_client.get(url(attempt, 2)).content.decode()
     result = learner_client.get(f"/en/attempts/{attempt.pk}/result/").content.decode()

@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from quizzes.attempts import answer_record, attempt_start
-from quizzes.content import quiz_touch
+from quizzes.content import content_changed
 from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
 from quizzes.review import (
     Review,
@@ -112,7 +112,7 @@ def test_a_question_deleted_takes_its_cards_and_reworded_content_keeps_them(lear
     first = miss_first_question(learner, quiz)
     first.prompt_en = "Reworded, same question?"
     first.save()
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     assert ReviewCard.objects.filter(question=first).exists()
     assert review_next(user_id=learner.pk, practise=True).question.prompt == (
         "Reworded, same question?"

@@ -12,7 +12,7 @@ from quizzes.attempts import (
     attempt_state,
     step_submit,
 )
-from quizzes.content import quiz_touch
+from quizzes.content import content_changed
 from quizzes.models import Answer
 from tests.factories import add_question, correct_choice, wrong_choice
 
@@ -102,7 +102,7 @@ def test_an_answer_follows_its_question_when_an_edit_renumbers_the_steps(attempt
     answer_record(attempt=attempt, question=second, choice_id=correct_choice(second).pk)
     first.position = 9  # the learner reads step 3 while the first question moves to the end
     first.save()
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     attempt.quiz.refresh_from_db()
 
     outcome = submit(attempt, 3, third, correct_choice(third))
@@ -130,7 +130,7 @@ def test_reading_an_attempt_never_finishes_it_settling_does(learner, quiz):
     answer_record(attempt=attempt, question=first, choice_id=correct_choice(first).pk)
     answer_record(attempt=attempt, question=second, choice_id=correct_choice(second).pk)
     third.delete()
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
 
     state = attempt_state(attempt)
     attempt.refresh_from_db()

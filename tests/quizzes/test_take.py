@@ -8,7 +8,7 @@ from django.test import Client
 from django.utils.html import escape
 
 from quizzes.attempts import answer_record, attempt_start
-from quizzes.content import quiz_touch
+from quizzes.content import content_changed
 from quizzes.models import Answer, Attempt, Question, Quiz
 from tests.factories import add_question, correct_choice, make_quiz, make_user, wrong_choice
 
@@ -442,7 +442,7 @@ def test_a_choices_own_feedback_appears_only_once_that_choice_is_answered(learne
     picked = wrong_choice(question)
     picked.feedback_en = "Tempting, but this confuses data with state."
     picked.save()
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     attempt = start(learner_client, quiz)
     before = learner_client.get(step_url(attempt, 1)).content.decode()
     assert "Tempting, but" not in before

@@ -13,7 +13,7 @@ from django.utils import translation
 from django.utils.html import escape, linebreaks
 
 from quizzes import text
-from quizzes.content import quiz_touch
+from quizzes.content import content_changed
 from quizzes.models import Choice, Question, Quiz
 from quizzes.text import code_stylesheet, render_markdown, sanitise
 from tests.factories import make_quiz
@@ -312,7 +312,7 @@ def test_a_step_shown_again_renders_no_markdown_until_the_quiz_is_edited(
     assert len(render_calls) == first
 
     Question.objects.filter(pk=question.pk).update(prompt_en="Edited *prompt*?")
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     page = learner_client.get(url).content.decode()
     assert "Edited <em>prompt</em>?" in page
     assert ("Edited *prompt*?", "en") in render_calls[first:]
@@ -405,7 +405,7 @@ def test_a_prompt_with_code_heads_its_step_without_blocks_inside_a_heading_or_le
     Question.objects.filter(pk=question.pk).update(
         prompt_en="What does this print?\n\n```python\nprint(2 ** 3)\n```", prompt_ar=""
     )
-    quiz_touch(quiz)
+    content_changed(quiz=quiz)
     learner_client.post(f"/en/quizzes/{quiz.slug}/start/")
     url = f"/en/attempts/{quiz.attempts.get().pk}/questions/1/"
 

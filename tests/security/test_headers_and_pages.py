@@ -11,7 +11,7 @@ from django.test import Client, RequestFactory, override_settings
 from django.utils import translation
 
 from quizzes.attempts import answer_record, attempt_start
-from quizzes.views import server_error
+from quizzes.views.errors import server_error
 from tests.factories import correct_choice
 
 pytestmark = pytest.mark.django_db

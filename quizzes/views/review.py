@@ -15,9 +15,9 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
-from .forms import MAX_ID, AnswerForm, IdField
-from .models import ReviewAnswer
-from .review import (
+from ..forms import MAX_ID, AnswerForm, IdField
+from ..models import ReviewAnswer
+from ..review import (
     Review,
     ReviewNotFound,
     ReviewStep,
@@ -27,7 +27,7 @@ from .review import (
     review_next_due_at,
     review_submit,
 )
-from .views import LearnerRequest, answer_data, learner_required
+from .common import LearnerRequest, answer_data, learner_required
 
 TEMPLATE = "quizzes/review.html"
 

@@ -1,0 +1,108 @@
+"""What the learner views share: typed requests, `learner_required`, page or fragment."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import TYPE_CHECKING, Any, Concatenate
+
+from django.contrib.auth.views import redirect_to_login
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.http import url_has_allowed_host_and_scheme
+from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
+
+from ..models import Quiz
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request as django-htmx's middleware leaves it (django-htmx's documented pattern)."""
+
+    htmx: HtmxDetails
+
+
+class LearnerRequest(HtmxHttpRequest):
+    """A request that `learner_required` let through: its user is signed in."""
+
+    user: User  # narrowed from User | AnonymousUser
+
+
+type LearnerView[**P] = Callable[Concatenate[LearnerRequest, P], HttpResponse]
+
+
+type AnyRequestView[**P] = Callable[Concatenate[HtmxHttpRequest, P], HttpResponse]
+
+
+def learner_required[**P](view: LearnerView[P]) -> AnyRequestView[P]:
+    """Like login_required, but an htmx request is sent to sign in as a whole page.
+
+    (Responses to signed-in learners are kept out of shared caches by
+    accounts.middleware.private_when_signed_in.)
+    """
+
+    @wraps(view)
+    def wrapper(request: HtmxHttpRequest, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
+        if request.user.is_authenticated:
+            return view(request, *args, **kwargs)  # type: ignore[arg-type]  # signed in now
+        if request.htmx:
+            # Back after signing in to the step asked for (Next's address is a whole page too);
+            # a form sent is not replayed, so after a POST back to the page it was sent from.
+            if request.method == "POST":
+                next_url = current_page(request) or request.get_full_path()
+            else:
+                next_url = request.get_full_path()
+            login = redirect_to_login(next_url)
+            return HttpResponseClientRedirect(login["Location"])
+        return redirect_to_login(request.get_full_path())
+
+    return wrapper
+
+
+def current_page(request: HtmxHttpRequest) -> str | None:
+    """The path of the page an htmx request came from, if it is on this site.
+
+    HX-Current-URL is the browser's word, and anyone can send a header that urlsplit refuses
+    (`http://[`): that is no page of ours, not a server error.
+    """
+    try:
+        return request.htmx.current_url_abs_path
+    except ValueError:
+        return None
+
+
+def page_or_fragment(request: HtmxHttpRequest, template: str, fragment: str) -> str:
+    """The whole page, or only `fragment` of it for an htmx swap (never for history restore)."""
+    if request.htmx and not request.htmx.history_restore_request:
+        return f"{template}#{fragment}"
+    return template
+
+
+def published_quiz(slug: str) -> Quiz:
+    quizzes: QuerySet[Quiz] = Quiz.objects.published().select_related("guide")
+    return get_object_or_404(quizzes, slug=slug)
+
+
+def answer_data(request: HttpRequest, *fields: str) -> dict[str, Any]:
+    """The posted answer, with `choice` as a list: one radio button or several boxes (and
+    any other `fields`, as posted: the review page's card and revision)."""
+    return {
+        "choice": request.POST.getlist("choice"),
+        "number": request.POST.get("number", ""),
+        "question": request.POST.get("question", ""),
+        **{name: request.POST.get(name, "") for name in fields},
+    }
+
+
+def same_site_path(request: HtmxHttpRequest) -> str:
+    """`next` if it is a path on this site (where to go back after reporting), else ""."""
+    next_url = request.POST.get("next") or request.GET.get("next") or ""
+    if next_url.startswith("/") and url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return next_url
+    return ""
