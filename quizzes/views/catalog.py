@@ -14,7 +14,7 @@ from ..attempts import (
     attempt_state,
 )
 from ..availability import quiz_availability
-from ..content import quiz_content
+from ..content import catalog_generation, quiz_content
 from ..forms import CatalogForm
 from ..mastery import quiz_levels
 from ..models import Attempt, Guide, Quiz, past_deadline
@@ -34,7 +34,9 @@ def catalog(request: HtmxHttpRequest) -> HttpResponse:
     return render(
         request,
         page_or_fragment(request, "quizzes/catalog.html", "results"),
-        {"form": form, "query": query, "listing": listing},
+        # The generation keys the filters kept rendered (catalog.html): their guides change
+        # with it.
+        {"form": form, "query": query, "listing": listing, "generation": catalog_generation()},
     )
 
 

@@ -183,6 +183,8 @@ def _render_step(
             else ""
         ),
         "choices": choices,
+        # Keys the unanswered fields kept rendered (take.html).
+        "choice_order": ",".join(str(choice.pk) for choice in choices),
         "verdicts": verdicts,
         "form": form,  # None: nothing sent yet, so no errors to show
         "error": error,
