@@ -46,7 +46,7 @@ def test_each_learner_sees_the_choices_in_their_own_attempts_order():
     quiz = make_quiz(questions=1, choices=4, shuffle_choices=True)
     question = quiz.questions.get()
     pages = {}
-    for n in range(12):  # enough attempts that two orders differ
+    for _ in range(12):  # enough attempts that two orders differ
         learner = make_user()
         attempt = attempt_start(user=learner, quiz=quiz)
         page = signed_in(learner).get(step(attempt), **HX).content.decode()
