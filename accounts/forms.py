@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.contrib.auth.forms import PasswordResetForm as DjangoPasswordResetForm
-from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.db import IntegrityError, transaction
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
@@ -33,6 +34,20 @@ def clean_unique_email(email: str, *, exclude_pk: int | None = None) -> str:
     if email and User.objects.filter(email__iexact=email).exclude(pk=exclude_pk).exists():
         raise forms.ValidationError(EMAIL_TAKEN, code="email_taken")
     return email
+
+
+class LoginForm(AuthenticationForm):
+    """Django's sign-in form, which refuses a username longer than any account's.
+
+    Django sets the field's max_length after the field is made, which only reaches the
+    widget: a longer name went on to authentication, and django-axes' records of failed
+    sign-ins (255 characters) failed on PostgreSQL with a 500.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["username"]
+        field.validators.append(MaxLengthValidator(field.max_length))
 
 
 class SignUpForm(UserCreationForm):

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django_ratelimit.core import is_ratelimited
 
 from .client_ip import client_ip
-from .forms import PasswordConfirmForm, PasswordResetForm, ProfileForm, SignUpForm
+from .forms import LoginForm, PasswordConfirmForm, PasswordResetForm, ProfileForm, SignUpForm
 from .models import Profile
 from .privacy import account_delete, account_export
 from .throttle import signup_record, signup_wait
@@ -64,6 +64,7 @@ class LoginView(auth_views.LoginView):
     """Django's sign-in, which then switches to the learner's preferred language."""
 
     template_name = "accounts/login.html"
+    form_class = LoginForm
     redirect_authenticated_user = True
 
     def form_valid(self, form):
