@@ -150,9 +150,22 @@ def profile(request: HttpRequest) -> HttpResponse:
     return _form_page(request, "accounts/profile.html", form)
 
 
+def _learner_key(group: str, request: HttpRequest) -> str:
+    return str(request.user.pk)
+
+
 @require_safe
 @login_required
 def download_data(request: HttpRequest) -> HttpResponse:
+    # Every query a learner's history takes, in one page: at most DATA_EXPORT_RATE of them.
+    if is_ratelimited(
+        request,
+        group="data-export",
+        key=_learner_key,
+        rate=settings.DATA_EXPORT_RATE,
+        increment=True,
+    ):
+        return render(request, "accounts/data_export_limited.html", status=429)
     document = account_export(user=request.user)
     filename = f"daleel-{timezone.now():%Y-%m-%d}.json"
     response = HttpResponse(
