@@ -486,8 +486,8 @@ class _Item:
         length = max(len(value.en), len(value.ar))
         if length > TEXT_MAX_LENGTH:
             self.error(
-                _("%(what)s has %(length)d characters; at most %(max)d are allowed.")
-                % {"what": what, "length": length, "max": TEXT_MAX_LENGTH},
+                _("%(field)s has %(length)d characters; at most %(max)d are allowed.")
+                % {"field": what, "length": length, "max": TEXT_MAX_LENGTH},
                 index,
             )
 
