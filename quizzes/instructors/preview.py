@@ -78,7 +78,11 @@ def preview_problems(data: QueryDict) -> list[str]:
     ]
     for number, (_index, row) in enumerate(sorted(_choice_rows(data).items()), start=1):
         prefix = _("Choice %(number)d:") % {"number": number} + " "
-        fields.extend((Choice, name, value, prefix) for name, value in row.items())
+        fields.extend(
+            (Choice, f"{base}_{code}", row.get(f"{base}_{code}", ""), prefix)
+            for base in ("text", "feedback")
+            for code, _name in settings.LANGUAGES
+        )
     for model, name, value, prefix in fields:
         total += len(value)
         limit = _max_length(model, name)

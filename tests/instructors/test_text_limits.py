@@ -195,3 +195,13 @@ def test_the_importer_refuses_the_probes_files_quickly_and_writes_nothing(gift, 
     assert (Quiz.objects.count(), Question.objects.count()) == (0, 0)
     # Refused while the file is scanned: the limits are read before the answers are.
     assert seconds < 1
+
+
+def test_a_choice_field_in_a_language_the_site_has_not_is_ignored(editor, quiz, render_calls):
+    response = editor.post(
+        PREVIEW_URL, _preview_form(quiz, choice_text_zz=BRACKETS), HTTP_HX_REQUEST="true"
+    )
+
+    assert response.status_code == 200
+    assert 'class="errorlist"' not in response.content.decode()
+    assert BRACKETS not in render_calls
