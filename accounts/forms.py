@@ -2,16 +2,18 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.contrib.auth.forms import PasswordResetForm as DjangoPasswordResetForm
-from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.db import IntegrityError, transaction
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from .mail import email_changed_notice
 from .models import Profile
-from .usernames import skeleton
+from .signals import lookalike_error
 
 EMAIL_TAKEN = _("Another account uses this email address. Sign in to it, or leave this empty.")
 
@@ -34,6 +36,20 @@ def clean_unique_email(email: str, *, exclude_pk: int | None = None) -> str:
     return email
 
 
+class LoginForm(AuthenticationForm):
+    """Django's sign-in form, which refuses a username longer than any account's.
+
+    Django sets the field's max_length after the field is made, which only reaches the
+    widget: a longer name went on to authentication, and django-axes' records of failed
+    sign-ins (255 characters) failed on PostgreSQL with a 500.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["username"]
+        field.validators.append(MaxLengthValidator(field.max_length))
+
+
 class SignUpForm(UserCreationForm):
     email = _email_field(_("Email (optional)"))
 
@@ -46,10 +62,8 @@ class SignUpForm(UserCreationForm):
         if not username:  # Django found it taken already (case-insensitively).
             return username
         # Beyond case and NFKC (Django's checks): a name that looks like another is taken too.
-        if Profile.objects.filter(username_skeleton=skeleton(username)).exists():
-            raise forms.ValidationError(
-                self.instance.unique_error_message(User, ["username"]), code="unique"
-            )
+        if Profile.objects.looking_like(username).exists():
+            raise lookalike_error(User)
         return username
 
     def clean_email(self) -> str:
@@ -60,9 +74,8 @@ class SignUpForm(UserCreationForm):
         the same email address was taken by someone signing up at the same moment."""
         try:
             with transaction.atomic():
-                user = super().save()
-                Profile.objects.create(user=user, username_skeleton=skeleton(user.username))
-        except IntegrityError:
+                user = super().save()  # with its profile (accounts.signals)
+        except (IntegrityError, ValidationError):
             self.add_error(
                 None, _("That username or email address was taken a moment ago; choose another.")
             )

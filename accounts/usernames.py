@@ -64,10 +64,25 @@ def _prototypes() -> dict[str, str]:
     return mapping
 
 
-def skeleton(text: str) -> str:
-    """UTS #39's skeleton of a case-folded, Arabic-folded username: equal when they look alike."""
+def _mapped(text: str) -> str:
     prototypes = _prototypes()
-    folded = fold_arabic(unicodedata.normalize("NFKC", text).casefold())
-    decomposed = unicodedata.normalize("NFD", folded)
-    mapped = "".join(prototypes.get(char, char) for char in decomposed)
-    return unicodedata.normalize("NFD", mapped)
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(prototypes.get(char, char) for char in decomposed))
+
+
+def skeleton(text: str) -> str:
+    """UTS #39's skeleton of an Arabic-folded username, case-folded: equal when they look alike.
+
+    The confusables come before case folding: a capital I looks like a small l (`aIice`,
+    `alice`), which folded first it would no longer be. Mapped again after folding, so that
+    what folding makes (`ΑΙ` to `αι`) meets its prototypes too.
+    """
+    folded = fold_arabic(unicodedata.normalize("NFKC", text))
+    return _mapped(_mapped(folded).casefold())
+
+
+def skeletons(username: str) -> tuple[str, str]:
+    """The username's skeleton, and its case-folded form's: `ALICE` looks like `ALlCE`
+    (skeleton `allce`) and is `alice` in another case (folded skeleton `alice`). Two names
+    are taken as one when any of their skeletons meet."""
+    return skeleton(username), skeleton(username.casefold())

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django_ratelimit.core import is_ratelimited
 
 from .client_ip import client_ip
-from .forms import PasswordConfirmForm, PasswordResetForm, ProfileForm, SignUpForm
+from .forms import LoginForm, PasswordConfirmForm, PasswordResetForm, ProfileForm, SignUpForm
 from .models import Profile
 from .privacy import account_delete, account_export
 from .throttle import signup_record, signup_wait
@@ -64,6 +64,7 @@ class LoginView(auth_views.LoginView):
     """Django's sign-in, which then switches to the learner's preferred language."""
 
     template_name = "accounts/login.html"
+    form_class = LoginForm
     redirect_authenticated_user = True
 
     def form_valid(self, form):
@@ -149,9 +150,22 @@ def profile(request: HttpRequest) -> HttpResponse:
     return _form_page(request, "accounts/profile.html", form)
 
 
+def _learner_key(group: str, request: HttpRequest) -> str:
+    return str(request.user.pk)
+
+
 @require_safe
 @login_required
 def download_data(request: HttpRequest) -> HttpResponse:
+    # Every query a learner's history takes, in one page: at most DATA_EXPORT_RATE of them.
+    if is_ratelimited(
+        request,
+        group="data-export",
+        key=_learner_key,
+        rate=settings.DATA_EXPORT_RATE,
+        increment=True,
+    ):
+        return render(request, "accounts/data_export_limited.html", status=429)
     document = account_export(user=request.user)
     filename = f"daleel-{timezone.now():%Y-%m-%d}.json"
     response = HttpResponse(

@@ -285,6 +285,8 @@ PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT_MINUTES", 60) * 60
 PASSWORD_RESET_RATE_PER_EMAIL = os.environ.get("PASSWORD_RESET_RATE_PER_EMAIL", "3/h")
 PASSWORD_RESET_RATE_PER_CLIENT = os.environ.get("PASSWORD_RESET_RATE_PER_CLIENT", "10/h")
 QUESTION_REPORT_RATE = os.environ.get("QUESTION_REPORT_RATE", "10/h")
+# "Download my data" per learner: the costliest page a learner can ask for.
+DATA_EXPORT_RATE = os.environ.get("DATA_EXPORT_RATE", "5/h")
 
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "quizzes:catalog"

@@ -17,15 +17,21 @@ from __future__ import annotations
 import re
 from contextlib import suppress
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any
+from xml.etree.ElementTree import tostring
+from xml.sax.saxutils import escape as xml_escape
+from xml.sax.saxutils import unescape as xml_unescape
 
 import nh3
 from django.conf import settings
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, override
-from latex2mathml.converter import convert as latex_to_mathml
+from latex2mathml.converter import convert_to_element as latex_to_mathml
 from markdown_it import MarkdownIt
+from markdown_it import helpers as markdown_helpers
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pygments import highlight
@@ -40,6 +46,15 @@ LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
 # Longer sources are not highlighted (Pygments' time grows with the text); they show plain.
 HIGHLIGHT_LIMIT = 20_000
+# The longest text an instructor may write in one field (a prompt, an explanation, a
+# feedback, a quiz's description): checked by the admin's forms, the preview and the GIFT
+# import before anything is rendered, so that no hostile text costs a worker more than a
+# fraction of a second. A choice's text is shorter still (its column: 500).
+TEXT_MAX_LENGTH = 10_000
+# Brackets nested deeper than this are not a link's text: a link's label is then read as
+# text. markdown-it scans from each `[` to its `]`, so without a bound a run of unclosed
+# brackets costs the square of its length.
+LINK_MAX_NESTING = 8
 
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix=TOKEN_PREFIX)
 _TOKEN_CLASSES = {TOKEN_PREFIX + name for name in STANDARD_TYPES.values() if name}
@@ -124,9 +139,30 @@ def _code_block(code: str, info: str, lang: str) -> str:
     )
 
 
+# What latex2mathml writes into an element's text itself: character references.
+_MATHML_REFERENCE = re.compile(r"(&#x[0-9A-Fa-f]+;)")
+
+
+def _mathml(tex: str, *, display: bool) -> str:
+    """latex2mathml's MathML for `tex`, whose texts are escaped.
+
+    latex2mathml serialises its tree and then unescapes it all, so that its own character
+    references (`&#x0002B;`) come through; the text of `\\text{…}` came through raw with
+    them, markup included. Every text but those references is escaped first here.
+    """
+    tree = latex_to_mathml(tex, display="block" if display else "inline")
+    for element in tree.iter():
+        if element.text:
+            element.text = "".join(
+                part if _MATHML_REFERENCE.fullmatch(part) else xml_escape(part)
+                for part in _MATHML_REFERENCE.split(element.text)
+            )
+    return xml_unescape(tostring(tree, encoding="unicode"))
+
+
 def _math(tex: str, *, display: bool, inline: bool) -> str:
     try:
-        mathml = latex_to_mathml(tex, display="block" if display else "inline")
+        mathml = _mathml(tex, display=display)
     except Exception:  # noqa: BLE001 - any TeX latex2mathml cannot read is shown as code
         mathml = ""
     if not mathml.startswith("<math"):
@@ -151,6 +187,36 @@ def _table_alignment(state: Any) -> None:
                 token.attrSet("class", "align-" + style.removeprefix("text-align:"))
 
 
+def _link_label_end(state: StateInline, start: int, disableNested: bool = False) -> int:  # noqa: N803
+    """markdown-it's `parseLinkLabel`, which gives up past LINK_MAX_NESTING open brackets."""
+    label_end = -1
+    old_pos = state.pos
+    state.pos = start + 1
+    level = 1
+    found = False
+    while state.pos < state.posMax:
+        marker = state.src[state.pos]
+        if marker == "]":
+            level -= 1
+            if level == 0:
+                found = True
+                break
+        previous = state.pos
+        state.md.inline.skipToken(state)
+        if marker == "[":
+            if previous == state.pos - 1:
+                level += 1
+                if level > LINK_MAX_NESTING:
+                    break
+            elif disableNested:
+                state.pos = old_pos
+                return -1
+    if found:
+        label_end = state.pos
+    state.pos = old_pos
+    return label_end
+
+
 def _parser(lang: str) -> MarkdownIt:
     # js-default: CommonMark plus tables and strikethrough, with raw HTML off ("commonmark"
     # would pass `<img onerror>` through). `breaks`: a single newline is a line break, as in
@@ -158,6 +224,12 @@ def _parser(lang: str) -> MarkdownIt:
     md = MarkdownIt("js-default", {"breaks": True, "html": False})
     # Headings would break the page's outline; images would load from anywhere.
     md.disable(["heading", "lheading", "image"])
+    # This parser's own helpers (markdown-it's module is shared by every parser).
+    md.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkDestination=markdown_helpers.parseLinkDestination,
+        parseLinkLabel=_link_label_end,
+        parseLinkTitle=markdown_helpers.parseLinkTitle,
+    )
     dollarmath_plugin(
         md, allow_labels=False, allow_space=False, allow_digits=False, double_inline=True
     )

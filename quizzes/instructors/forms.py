@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.utils.translation import gettext_lazy as _
 
 from ..models import (
@@ -15,11 +16,16 @@ from ..models import (
     validate_choice_set,
     validate_numerical_answers,
 )
+from ..text import TEXT_MAX_LENGTH
 from .imports import PLACEHOLDER_GUIDE_SLUG
 from .reordering import ReorderableInlineFormSet, live_forms
 
 # Rows for the translated text areas: enough to read a prompt or an explanation whole.
 TEXTAREA_ROWS = {"prompt": 3, "explanation": 5, "description": 3, "feedback": 2}
+# The long Markdown texts, held to quizzes.text.TEXT_MAX_LENGTH (a choice's text has its
+# column's max_length). The columns are unbounded: the limit lives in the forms, the preview
+# and the GIFT import, which are the ways instructors write them.
+LONG_TEXTS = frozenset(TEXTAREA_ROWS)
 
 
 class BilingualFieldsMixin:
@@ -38,6 +44,9 @@ class BilingualFieldsMixin:
                 field.widget.attrs.update({"lang": "en", "dir": "ltr"})
             if language in {"ar", "en"} and base in TEXTAREA_ROWS:
                 field.widget.attrs["rows"] = TEXTAREA_ROWS[base]
+            if db_field.name in LONG_TEXTS or (language in {"ar", "en"} and base in LONG_TEXTS):
+                field.validators.append(MaxLengthValidator(TEXT_MAX_LENGTH))
+                field.widget.attrs["maxlength"] = str(TEXT_MAX_LENGTH)
         return field
 
 

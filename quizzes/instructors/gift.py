@@ -43,7 +43,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from ..models import validate_choice_set
-from ..text import markdown_escape
+from ..text import TEXT_MAX_LENGTH, markdown_escape
 from .gift_scan import (
     Bilingual,
     Block,
@@ -60,6 +60,7 @@ __all__ = [
     "BLANK",
     "CHOICE_TEXT_MAX_LENGTH",
     "KINDS",
+    "MAX_ANSWERS",
     "TITLE_MAX_LENGTH",
     "Bilingual",
     "GiftChoice",
@@ -83,6 +84,8 @@ TITLE_MAX_LENGTH = 200
 # Past this many errors the rest of the file is not read: the file is refused anyway, and
 # a list of thousands helps nobody.
 MAX_ERRORS = 100
+# A question's answers: counted in its answer block before any is read.
+MAX_ANSWERS = 100
 KINDS = ("single", "multiple", "truefalse", "numerical")
 TRUE = Bilingual("True", "صواب")
 FALSE = Bilingual("False", "خطأ")
@@ -235,8 +238,12 @@ def _number(text: str) -> Decimal | None:
 # --- Parser --------------------------------------------------------------------------------
 
 
-def parse_gift(source: str) -> GiftDocument:
-    """Read a GIFT file's text; problems are collected with their line numbers, not raised."""
+def parse_gift(source: str, *, max_questions: int | None = None) -> GiftDocument:
+    """Read a GIFT file's text; problems are collected with their line numbers, not raised.
+
+    With `max_questions`, a file with more questions is refused as soon as the scan reaches
+    the first question too many: the rest is not read.
+    """
     document = GiftDocument()
     source = source.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     category_line = 0
@@ -278,6 +285,19 @@ def parse_gift(source: str) -> GiftDocument:
             if not block.text[first_line_end + 1 :].strip():
                 continue
             block = block.tail(first_line_end + 1)
+        too_many = max_questions is not None and len(document.questions) >= max_questions
+        if too_many and "{" in block.text:
+            document.errors.append(
+                Problem(
+                    block.line_at(0),
+                    _(
+                        "The file has more than %(max)d questions; at most %(max)d can be "
+                        "imported from one file. Split it into several files."
+                    )
+                    % {"max": max_questions},
+                )
+            )
+            break
         _Item(block, document, translated).parse()
     if not document.questions and not document.errors:
         document.errors.append(
@@ -398,10 +418,21 @@ class _Item:
         else:
             return self.skip(_("Short-answer"))
 
+        count = answers.count("=") if kind == "numerical" else len(_MARKER.findall(answers))
+        if count > MAX_ANSWERS:
+            self.error(
+                _("The question has %(count)d answers; at most %(max)d are allowed.")
+                % {"count": count, "max": MAX_ANSWERS},
+                opening,
+            )
+            self.document.errors.extend(self.errors)
+            return
+
         self.text_format, question_text = _format_of(question_text, "moodle")
         prompt = _convert(question_text, self.text_format)
         if not prompt.en:
             self.error(_("The question has no English text."), body_start)
+        self.check_length(prompt, _("The question's text"), body_start)
         question = GiftQuestion(
             prompt=prompt, choices=[], name=name, line=self.start_line, kind=kind
         )
@@ -416,6 +447,9 @@ class _Item:
             return
 
         question.explanation = self.feedback(general_feedback)
+        if self.errors:
+            self.document.errors.extend(self.errors)
+            return
         if not question.explanation.en:
             if "no explanation" not in self.translated:
                 self.translated["no explanation"] = _(
@@ -434,6 +468,8 @@ class _Item:
         if not (document.questions or document.description or document.skipped or document.errors):
             document.description = _convert(text, text_format)
             document.description_line = self.start_line
+            self.check_length(document.description, _("The description"))
+            document.errors.extend(self.errors)
             return
         document.skipped.append(
             Problem(
@@ -444,6 +480,16 @@ class _Item:
                 ),
             )
         )
+
+    def check_length(self, value: Bilingual, what: str, index: int | None = None) -> None:
+        """An error if either language of `value` is longer than a text field takes."""
+        length = max(len(value.en), len(value.ar))
+        if length > TEXT_MAX_LENGTH:
+            self.error(
+                _("%(field)s has %(length)d characters; at most %(max)d are allowed.")
+                % {"field": what, "length": length, "max": TEXT_MAX_LENGTH},
+                index,
+            )
 
     def line_of(self, index: int) -> int:
         """The line of a character of the (stripped) answer block."""
@@ -468,7 +514,9 @@ class _Item:
     def feedback(self, raw: str) -> Bilingual:
         """A feedback's text, in the question's format unless it names its own."""
         text_format, raw = _format_of(raw, self.text_format)
-        return _convert(raw, text_format)
+        value = _convert(raw, text_format)
+        self.check_length(value, _("A feedback text"))
+        return value
 
     def text_and_feedback(self, piece: str) -> tuple[Bilingual, Bilingual]:
         answer, _hash, feedback = piece.partition("#")

@@ -22,6 +22,7 @@ import html
 import re
 from bisect import bisect_right
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 # --- Items, escapes and line numbers ---------------------------------------------------------
@@ -79,8 +80,9 @@ class Block:
         return Block(self.text[offset:], [s for s, _n in kept], [n for _s, n in kept])
 
 
-def blocks(source: str) -> list[Block]:
-    """Split the file into items at blank lines, dropping `//` comment lines."""
+def blocks(source: str) -> Iterator[Block]:
+    """Split the file into items at blank lines, dropping `//` comment lines: one at a time,
+    so that a reader who stops early (too many questions) leaves the rest unread."""
     found: list[Block] = []
     parts: list[str] = []
     starts: list[int] = []
@@ -101,6 +103,8 @@ def blocks(source: str) -> list[Block]:
         stripped = line.strip()
         if not stripped:
             close()
+            yield from found
+            found.clear()
             continue
         if stripped.startswith("//"):
             continue
@@ -113,7 +117,7 @@ def blocks(source: str) -> list[Block]:
         parts.append(escaped)
         length += len(escaped)
     close()
-    return found
+    yield from found
 
 
 def escape(text: str) -> str:

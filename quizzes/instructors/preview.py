@@ -17,17 +17,22 @@ from django.shortcuts import render
 from django.urls import path
 from django.utils.decorators import method_decorator
 from django.utils.safestring import SafeString
+from django.utils.text import capfirst
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from quizzes.text import render_markdown, unwrap_paragraph
+from quizzes.models import Choice, Question
+from quizzes.text import TEXT_MAX_LENGTH, render_markdown, unwrap_paragraph
 
 TEMPLATE = "admin/quizzes/question_preview.html"
 # The choices' inline formset posts its rows as "choices-<n>-<field>".
 _CHOICE_FIELD = re.compile(r"^choices-(\d{1,4})-(text|feedback)_([a-z]{2})$")
 MAX_CHOICES = 50
+# All the texts of one preview together: a question's prompt and explanation at their
+# longest in both languages. Past it nothing is rendered, so a preview stays quick.
+PREVIEW_MAX_LENGTH = 4 * TEXT_MAX_LENGTH
 
 
 @dataclass
@@ -47,14 +52,65 @@ class LanguagePreview:
     choices: list[PreviewChoice] = field(default_factory=list)
 
 
-def question_preview(data: QueryDict) -> list[LanguagePreview]:
-    """What the posted question form would show learners, in each language."""
+def _choice_rows(data: QueryDict) -> dict[int, dict[str, str]]:
     rows: dict[int, dict[str, str]] = {}
     for key in data:
         if match := _CHOICE_FIELD.match(key):
             index = int(match[1])
             if len(rows) < MAX_CHOICES or index in rows:
                 rows.setdefault(index, {})[f"{match[2]}_{match[3]}"] = data.get(key, "")
+    return rows
+
+
+def _max_length(model: type, name: str) -> int:
+    return model._meta.get_field(name).max_length or TEXT_MAX_LENGTH
+
+
+def preview_problems(data: QueryDict) -> list[str]:
+    """Why the posted form is not previewed: texts longer than the form takes, checked
+    before anything is rendered. Empty when it is previewed."""
+    problems = []
+    total = 0
+    fields = [
+        (Question, f"{base}_{code}", data.get(f"{base}_{code}", ""), "")
+        for base in ("prompt", "explanation")
+        for code, _name in settings.LANGUAGES
+    ]
+    for number, (_index, row) in enumerate(sorted(_choice_rows(data).items()), start=1):
+        prefix = _("Choice %(number)d:") % {"number": number} + " "
+        fields.extend(
+            (Choice, f"{base}_{code}", row.get(f"{base}_{code}", ""), prefix)
+            for base in ("text", "feedback")
+            for code, _name in settings.LANGUAGES
+        )
+    for model, name, value, prefix in fields:
+        total += len(value)
+        limit = _max_length(model, name)
+        if len(value) > limit:
+            problems.append(
+                prefix
+                + _("%(field)s has %(length)d characters; at most %(max)d are allowed.")
+                % {
+                    "field": capfirst(model._meta.get_field(name).verbose_name),
+                    "length": len(value),
+                    "max": limit,
+                }
+            )
+    if not problems and total > PREVIEW_MAX_LENGTH:
+        problems.append(
+            _(
+                "The question's texts have %(length)d characters together; at most %(max)d "
+                "are previewed. Save the question to see it as learners will."
+            )
+            % {"length": total, "max": PREVIEW_MAX_LENGTH}
+        )
+    return problems
+
+
+def question_preview(data: QueryDict) -> list[LanguagePreview]:
+    """What the posted question form would show learners, in each language (call
+    `preview_problems` first: this renders whatever it is given)."""
+    rows = _choice_rows(data)
     kept = [
         (index, row)
         for index, row in sorted(rows.items())
@@ -104,6 +160,8 @@ class QuestionPreviewMixin:
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": _("Preview"),
-            "previews": question_preview(request.POST),
         }
+        problems = preview_problems(request.POST)
+        context["problems"] = problems
+        context["previews"] = [] if problems else question_preview(request.POST)
         return render(request, template, context)

@@ -124,6 +124,13 @@ class InstructorToolsMixin:
             ["quizzes.view_quiz", "quizzes.view_question", "quizzes.view_choice"]
         )
 
+    def has_export_permission(self, request) -> bool:
+        """Everything a GIFT export holds: the questions and their keys, the accepted numbers
+        of numerical questions among them."""
+        return self.has_view_content_permission(request) and request.user.has_perm(
+            "quizzes.view_numericalanswer"
+        )
+
     def tool_context(self, request: HttpRequest, title: str, **extra) -> dict:
         return {
             **self.admin_site.each_context(request),
@@ -155,7 +162,7 @@ class InstructorToolsMixin:
     @method_decorator(require_http_methods(["GET", "POST"]))
     def import_gift_view(self, request: HttpRequest) -> HttpResponse:
         can_add = self.has_add_permission(request) and request.user.has_perms(
-            ["quizzes.add_question", "quizzes.add_choice"]
+            ["quizzes.add_question", "quizzes.add_choice", "quizzes.add_numericalanswer"]
         )
         if not can_add:
             raise PermissionDenied
@@ -236,7 +243,7 @@ class InstructorToolsMixin:
 
     @method_decorator(require_safe)
     def export_gift_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        if not self.has_view_content_permission(request):
+        if not self.has_export_permission(request):
             raise PermissionDenied
         quiz = self.quiz_or_404(request, object_id)
         return gift_download([quiz])

@@ -345,3 +345,44 @@ def test_a_finished_exam_exports_its_marks_and_right_answers(db):
     assert Decimal(boxes["mark"]) == Decimal("0")
     assert truefalse["is_correct"] is True
     assert Decimal(number["mark"]) == Decimal("0.5")
+
+
+def test_the_export_holds_no_review_card_of_another_learner(huda):
+    other_quiz = make_quiz(questions=2, slug="other-quiz")
+    other = make_user("omar")
+    _take(other, other_quiz, 2)  # two cards of omar's, on questions huda never saw
+    assert ReviewCard.objects.filter(user=other).count() == 2
+
+    data = json.loads(_signed_in(huda).get("/en/accounts/profile/data.json").content)
+
+    assert len(data["review_cards"]) == ReviewCard.objects.filter(user=huda).count() == 3
+    assert {card["quiz"] for card in data["review_cards"]} == {huda.attempts.first().quiz.slug}
+
+
+def test_the_export_holds_no_problem_report_of_another_learner(huda, quiz):
+    other = make_user("omar")
+    _take(other, quiz, 1)
+    QuestionReport.objects.create(
+        user=other, question=quiz.questions.last(), reason="other", text="Omar's own words"
+    )
+
+    data = json.loads(_signed_in(huda).get("/en/accounts/profile/data.json").content)
+
+    assert [report["text"] for report in data["question_reports"]] == ["<b>Which one?</b>"]
+
+
+def test_download_my_data_is_limited_per_learner_with_a_bilingual_429(settings, huda):
+    settings.DATA_EXPORT_RATE = "2/h"
+    client = _signed_in(huda)
+    for _download in range(2):
+        assert client.get("/en/accounts/profile/data.json").status_code == 200
+
+    refused = client.get("/en/accounts/profile/data.json")
+    arabic = client.get("/ar/accounts/profile/data.json")
+
+    assert refused.status_code == arabic.status_code == 429
+    assert "You downloaded your data many times in a short time." in refused.content.decode()
+    assert 'lang="ar"' in arabic.content.decode()
+    assert "حمّلت بياناتك مرات كثيرة في وقت قصير." in arabic.content.decode()
+    # Another learner is not held back by huda's downloads.
+    assert _signed_in(make_user("omar")).get("/en/accounts/profile/data.json").status_code == 200

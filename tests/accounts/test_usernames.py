@@ -53,26 +53,27 @@ def test_different_names_are_both_accepted(client, first, second):
 def test_the_database_refuses_two_profiles_with_one_skeleton():
     from django.db import IntegrityError, transaction
 
-    first = User.objects.create_user("amina")
-    second = User.objects.create_user("amına")
+    # Made around save(), as before the checks: no profiles yet.
+    first, second = User.objects.bulk_create([User(username="amina"), User(username="amına")])
     Profile.objects.create(user=first, username_skeleton=skeleton("amina"))
     with pytest.raises(IntegrityError), transaction.atomic():
         Profile.objects.create(user=second, username_skeleton=skeleton("amına"))
 
 
-def test_an_account_made_in_the_admin_gets_its_profile_at_sign_in_and_blocks_look_alikes(client):
-    User.objects.create_user("ustadha", password=PASSWORD)  # createsuperuser, the admin
-    client.post("/en/accounts/login/", {"username": "ustadha", "password": PASSWORD})
-    assert Profile.objects.get(user__username="ustadha").username_skeleton == skeleton("ustadha")
-    client.post("/en/accounts/logout/")
+def test_an_account_made_in_code_has_its_skeletons_at_once_and_blocks_look_alikes(client):
+    User.objects.create_user("ustadha", password=PASSWORD)  # the shell, a script
+    profile = Profile.objects.get(user__username="ustadha")
+    assert profile.username_skeleton == skeleton("ustadha")
     assert _sign_up(client, "ustadhа").status_code == 400  # Cyrillic a
 
 
 def test_an_older_look_alike_account_still_signs_in(client):
     # Two look-alikes from before the check: the second keeps working, without a skeleton.
-    User.objects.create_user("amina", password=PASSWORD)
-    Profile.for_user(User.objects.get(username="amina"))
-    User.objects.create_user("amına", password=PASSWORD)
+    first, second = User.objects.bulk_create([User(username="amina"), User(username="amına")])
+    for user in (first, second):
+        user.set_password(PASSWORD)
+        user.save(update_fields=["password"])
+    Profile.for_user(first)
     response = client.post("/en/accounts/login/", {"username": "amına", "password": PASSWORD})
     assert response.status_code == 302
     assert Profile.objects.get(user__username="amına").username_skeleton == ""

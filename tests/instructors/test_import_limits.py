@@ -40,7 +40,7 @@ def test_a_file_of_more_questions_than_the_limit_is_refused_on_the_import_page(
 
     assert response.status_code == 200
     assert (
-        "The file has 1001 questions; at most 1000 can be imported from one file. "
+        "The file has more than 1000 questions; at most 1000 can be imported from one file. "
         "Split it into several files."
     ) in response.content.decode()
     assert _counts() == before
@@ -78,14 +78,14 @@ def test_a_question_may_take_the_last_position():
     assert list(quiz.questions.values_list("position", flat=True)) == [32_766, 32_767]
 
 
-def test_a_question_with_more_answers_than_positions_is_refused():
+def test_a_question_with_more_answers_than_the_limit_is_refused():
     gift = "Q?{=a" + " ~b" * 32_767 + "}"
 
     with pytest.raises(GiftImportError) as refused:
         quiz_import_gift(text=gift)
 
     assert [str(p) for p in refused.value.problems] == [
-        "Line 1: The question has 32768 answers; at most 32767 fit."
+        "Line 1: The question has 32768 answers; at most 100 are allowed."
     ]
     assert _counts() == (0, 0, 0)
 

@@ -22,7 +22,7 @@ TOOLS = [
 NEEDS = {
     "item-analysis": ["view_quiz", "view_attempt", "view_answer"],
     "attempts.csv": ["view_quiz", "view_attempt", "view_answer"],
-    "export.gift.txt": ["view_quiz", "view_question", "view_choice"],
+    "export.gift.txt": ["view_quiz", "view_question", "view_choice", "view_numericalanswer"],
     "translations": ["view_quiz", "view_question", "view_choice"],
 }
 
@@ -51,3 +51,29 @@ def test_with_the_permissions_a_tool_opens_its_quiz_and_a_missing_one_is_404(
     bare_staff.user_permissions.add(*Permission.objects.filter(codename__in=_needs(tool)))
     assert bare_staff_client.get(tool.format(id=quiz.pk)).status_code == 200
     assert bare_staff_client.get(tool.format(id=MISSING)).status_code == 404
+
+
+def test_staff_who_may_view_questions_but_not_accepted_numbers_cannot_export_their_keys(
+    bare_staff, bare_staff_client
+):
+    # A GIFT export carries numerical questions' accepted numbers: it needs their permission.
+    quiz = factories.make_quiz(questions=1)
+    factories.add_numerical_question(quiz, 2)
+    bare_staff.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_quiz", "view_question", "view_choice"])
+    )
+
+    response = bare_staff_client.get(f"/en/admin/quizzes/quiz/{quiz.pk}/export.gift.txt")
+
+    assert response.status_code == 403
+
+
+def test_staff_who_may_not_add_accepted_numbers_cannot_import_a_file(bare_staff, bare_staff_client):
+    bare_staff.user_permissions.add(
+        *Permission.objects.filter(codename__in=["add_quiz", "add_question", "add_choice"])
+    )
+
+    assert bare_staff_client.get("/en/admin/quizzes/quiz/import/").status_code == 403
+
+    bare_staff.user_permissions.add(Permission.objects.get(codename="add_numericalanswer"))
+    assert bare_staff_client.get("/en/admin/quizzes/quiz/import/").status_code == 200

@@ -144,4 +144,7 @@ def test_coverage_and_gift_export_need_the_questions_and_choices_not_only_the_qu
     for codename in ("view_question", "view_choice"):
         bare_staff.user_permissions.add(Permission.objects.get(codename=codename))
     assert bare_staff_client.get(URL).status_code == 200
+    # The export carries accepted numbers too (issue 32).
+    assert bare_staff_client.get(export).status_code == 403
+    bare_staff.user_permissions.add(Permission.objects.get(codename="view_numericalanswer"))
     assert bare_staff_client.get(export).status_code == 200

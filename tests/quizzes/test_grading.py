@@ -258,3 +258,19 @@ def test_a_mark_stays_between_nothing_and_the_whole():
     assert clamp_mark(D("-0.5")) == 0
     assert clamp_mark(D("1.0000002")) == 1
     assert clamp_mark(D("0.9999999")) == 1
+
+
+@pytest.mark.parametrize(
+    "ticked", [[3], [1, 3, 4], [3, 4]], ids=["one-wrong", "net-negative", "all-wrong"]
+)
+def test_a_net_negative_mark_of_several_answers_is_exactly_nothing(ticked):
+    question = _choice_question("multiple", ["0.5", "0.5", "-1", "-0.5"])
+
+    grade = grade_choices(question, _ticked(question, ticked))
+
+    # Exactly 0, not a negative mark nor a negative zero: it is stored, summed into scores
+    # and shown ("0", never "-0").
+    assert grade.fraction == 0 and not grade.fraction.is_signed()
+    assert str(grade.fraction) == "0.0000"
+    assert format_mark(grade.fraction) == "0"
+    assert not grade.is_correct

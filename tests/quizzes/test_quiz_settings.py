@@ -20,7 +20,7 @@ from quizzes.attempts import (
     attempt_submit_all,
     step_submit,
 )
-from quizzes.availability import DEADLINE_GRACE
+from quizzes.availability import DEADLINE_GRACE, quiz_availability
 from quizzes.models import Answer, Attempt, Quiz, QuizOverride, ReviewCard
 from tests.admin_posts import inline, page_errors, question_rows
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
@@ -685,3 +685,37 @@ def test_the_history_finishes_and_scores_an_attempt_past_its_deadline(
     assert overdue.is_finished and (overdue.score, overdue.total) == (1, 3)
     assert overdue.finished_at == overdue.deadline
     assert "In progress" not in page and "1 / 3" in page
+
+
+def test_the_cron_path_keeps_the_networks_grace_before_closing_an_overdue_attempt(
+    learner, timed, monkeypatch
+):
+    now = timezone.now()
+    monkeypatch.setattr(timezone, "now", lambda: now)  # the command reads the clock
+    within = attempt_start(user=learner, quiz=timed)
+    at_the_end = attempt_start(user=make_user(), quiz=timed)
+    past = attempt_start(user=make_user(), quiz=timed)
+    Attempt.objects.filter(pk=within.pk).update(deadline=now - DEADLINE_GRACE / 2)
+    Attempt.objects.filter(pk=at_the_end.pk).update(deadline=now - DEADLINE_GRACE)
+    Attempt.objects.filter(pk=past.pk).update(deadline=now - DEADLINE_GRACE - timedelta(seconds=1))
+
+    call_command("close_overdue_attempts", verbosity=0)
+
+    # An answer sent just before the deadline may still be on its way.
+    assert not Attempt.objects.get(pk=within.pk).is_finished
+    assert not Attempt.objects.get(pk=at_the_end.pk).is_finished
+    assert Attempt.objects.get(pk=past.pk).is_finished
+
+
+def test_a_quiz_is_closed_from_the_exact_instant_it_closes(learner):
+    closes = timezone.now().replace(microsecond=0) + timedelta(days=1)
+    quiz = make_quiz(questions=1, closes_at=closes)
+
+    just_before = quiz_availability(quiz=quiz, user=learner, now=closes - timedelta(microseconds=1))
+    at_closing = quiz_availability(quiz=quiz, user=learner, now=closes)
+
+    assert not just_before.closed and just_before.refusal is None
+    assert at_closing.closed and at_closing.refusal == "This quiz has closed."
+    with pytest.raises(AttemptError, match="This quiz has closed."):
+        attempt_start(user=learner, quiz=quiz, now=closes)
+    assert not Attempt.objects.exists()

@@ -391,3 +391,44 @@ def test_an_exam_finished_now_takes_a_card_that_fell_due_during_it_off_the_badge
     )
 
     assert "count-badge" not in learner_client.get("/en/").content.decode()
+
+
+def _miss_every_question(learner, quiz, dues: dict[int, datetime]) -> None:
+    """Every question of `quiz` missed, each card then due at `dues[position]`."""
+    attempt = attempt_start(user=learner, quiz=quiz)
+    for question in quiz.questions.order_by("position"):
+        answer(attempt, question, right=False)
+    for position, due in dues.items():
+        ReviewCard.objects.filter(user=learner, question__position=position).update(due=due)
+
+
+def test_review_offers_the_card_due_longest_ago_first(learner, quiz):
+    _miss_every_question(
+        learner,
+        quiz,
+        {
+            1: MONDAY - timedelta(hours=1),
+            2: MONDAY - timedelta(days=3),
+            3: MONDAY - timedelta(days=1),
+        },
+    )
+
+    step = review_next(user_id=learner.pk, now=MONDAY)
+
+    assert step.card.question.position == 2
+    assert step.due_count == 3
+
+
+def test_practice_offers_the_card_due_soonest_first(learner, quiz):
+    _miss_every_question(
+        learner,
+        quiz,
+        {
+            1: MONDAY + timedelta(days=5),
+            2: MONDAY + timedelta(days=1),
+            3: MONDAY + timedelta(days=3),
+        },
+    )
+
+    assert review_next(user_id=learner.pk, now=MONDAY) is None
+    assert review_next(user_id=learner.pk, practise=True, now=MONDAY).card.question.position == 2

@@ -1,0 +1,50 @@
+"""Every account's name is held against look-alikes, however the account is made.
+
+Sign-up checks in its form; createsuperuser, the admin's user pages and the shell save the
+user model directly, so the check and the skeletons ride on the user's own saves. A name that
+looks like another account's is refused before anything is written (createsuperuser shows
+the message; the admin's forms check first and say it by the field); the profile with the
+name's skeletons is made, or kept up to date on a rename, right after the save.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db.models.signals import post_save, pre_save
+from django.dispatch import receiver
+
+from .models import Profile
+
+
+def _names_change(raw: bool, update_fields) -> bool:
+    # Fixtures load as they are; a save of other fields (last_login) leaves the name alone.
+    return not raw and (update_fields is None or "username" in update_fields)
+
+
+def lookalike_error(user_model) -> ValidationError:
+    message = user_model._meta.get_field(user_model.USERNAME_FIELD).error_messages["unique"]
+    return ValidationError(message, code="unique")
+
+
+@receiver(pre_save, sender=settings.AUTH_USER_MODEL)
+def refuse_lookalike_username(sender, instance, raw, update_fields, **kwargs) -> None:
+    if not _names_change(raw, update_fields):
+        return
+    username = instance.get_username()
+    unchanged = sender._default_manager.filter(pk=instance.pk, **{sender.USERNAME_FIELD: username})
+    if instance.pk is not None and unchanged.exists():
+        return
+    if Profile.objects.looking_like(username).exclude(user_id=instance.pk).exists():
+        raise lookalike_error(sender)
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL)
+def keep_username_skeletons(sender, instance, created, raw, update_fields, **kwargs) -> None:
+    if not _names_change(raw, update_fields):
+        return
+    profile = None if created else Profile.objects.filter(user=instance).first()
+    if profile is None:
+        Profile.for_user(instance)
+    else:
+        profile.keep_skeletons()
