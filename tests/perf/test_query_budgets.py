@@ -35,16 +35,16 @@ TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK", "BEGIN", "C
 # statement on these warm pages, one when read again. The catalog, the quiz page and the
 # history show mastery levels (one statement per quiz list, two for guides: quizzes.mastery).
 BUDGET = {
-    # The user, the catalog's version (the guides of the filter, the count of what matches
-    # and the page are kept per version: quizzes.catalog), the page's progress, mastery levels
-    # of the quizzes attempted.
-    "catalog": 4,
+    # The user, the page's progress, mastery levels of the quizzes attempted (the guides of
+    # the filter, the count of what matches and the page are kept per catalog generation:
+    # quizzes.catalog).
+    "catalog": 3,
     # The learner's own filters are not shared: the count and the page, and for the mastery
     # filter the learner's answers and their quizzes' sizes.
     "catalog, progress filter": 7,
     "catalog, mastery filter": 9,
-    # The user, the guide, the catalog's version, progress, mastery.
-    "guide page": 5,
+    # The user, the guide, progress, mastery.
+    "guide page": 4,
     # The user, the guides with their quiz counts, their mastery (two).
     "guides": 4,
     "quiz page": 5,
