@@ -20,6 +20,7 @@ from .instructors.forms import (
     BilingualFieldsMixin,
     ChoiceInlineFormSet,
     NumericalAnswerInlineFormSet,
+    QuestionForm,
     QuestionInlineFormSet,
     QuizForm,
     QuizOverrideForm,
@@ -230,6 +231,7 @@ class QuestionAdmin(
     BilingualFieldsMixin,
     TranslationAdmin,
 ):
+    form = QuestionForm
     list_display = ["__str__", "prompt", "kind", "quiz", "position"]
     list_filter = ["quiz", "kind"]
     list_select_related = ["quiz"]

@@ -213,6 +213,11 @@ class Quiz(models.Model):
     def is_deferred(self) -> bool:
         return self.feedback == self.Feedback.DEFERRED
 
+    def next_question_position(self) -> int:
+        """The position after the quiz's last question."""
+        last = self.questions.aggregate(last=Max("position"))["last"]
+        return (last or 0) + 1
+
 
 class QuestionQuerySet(models.QuerySet["Question"]):
     def counts_by_quiz(self) -> dict[int, int]:
@@ -452,8 +457,10 @@ def validate_choice_set(
         if correct == 0:
             errors.append(_("Mark one choice as correct."))
         elif full != 1 or (kind == Question.Kind.TRUEFALSE and correct > 1):
+            marked = ", ".join(str(row[0]) for row in rows if row[1] and row[0] is not None)
             errors.append(
-                _("Only one choice may be marked correct; %(count)d are.") % {"count": correct}
+                _("Only one choice may be marked correct; choices %(positions)s are.")
+                % {"positions": marked}
             )
     if any((f > 0) != mark for f, mark in zip(fractions, marks, strict=True)):
         errors.append(_("A right choice has a positive weight, a wrong one zero or less."))

@@ -74,6 +74,8 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
     def add_fields(self, form, index) -> None:
         super().add_fields(form, index)
         if "fraction" in form.fields:
+            # Empty unless typed (not the model's 0): a new choice's weight is derived.
+            form.fields["fraction"].initial = None
             form.fields["fraction"].required = False
             form.fields["fraction"].help_text = _(
                 "From -1 to 1. Leave empty and the right ones share the mark equally."
@@ -177,6 +179,23 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
         if problems:
             problems.insert(0, _("Unpublish the quiz, or complete these questions' choices first."))
             raise ValidationError(problems)
+
+
+class QuestionForm(forms.ModelForm):
+    """A question's own page: its position may be left empty, to put it after the others."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if "position" in self.fields:
+            self.fields["position"].required = False
+            self.fields["position"].help_text = _("Leave empty to put it after the others.")
+
+    def clean(self) -> dict:
+        cleaned_data = super().clean()
+        quiz = cleaned_data.get("quiz") or getattr(self.instance, "quiz", None)
+        if cleaned_data.get("position") is None and quiz is not None:
+            cleaned_data["position"] = quiz.next_question_position()
+        return cleaned_data
 
 
 class QuizForm(forms.ModelForm):

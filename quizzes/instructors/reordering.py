@@ -10,6 +10,7 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.forms.models import BaseInlineFormSet
+from django.utils.translation import gettext_lazy as _
 
 
 def live_forms(formset):
@@ -90,7 +91,26 @@ class ReorderableInlineFormSet(BaseInlineFormSet):
             pk__in=seen
         )
 
+    def add_fields(self, form, index) -> None:
+        super().add_fields(form, index)
+        if "position" in form.fields:
+            form.fields["position"].required = False
+            form.fields["position"].help_text = _("Leave empty to put it after the others.")
+
+    def _number_rows_without_position(self) -> None:
+        """Rows left without a position go after the others, in the order they are listed."""
+        forms = live_forms(self)
+        unplaced = [form for form in forms if form.cleaned_data.get("position") is None]
+        if not unplaced:
+            return
+        placed = [form.cleaned_data["position"] for form in forms if form not in unplaced]
+        stored = self._rows_stored_unseen().values_list("position", flat=True)
+        after = max([0, *placed, *stored])
+        for offset, form in enumerate(unplaced, start=1):
+            form.cleaned_data["position"] = form.instance.position = after + offset
+
     def clean(self) -> None:
+        self._number_rows_without_position()
         super().clean()
         if any(self.errors):
             return
@@ -116,7 +136,7 @@ class ReorderableInlineFormSet(BaseInlineFormSet):
             for form in self.initial_forms
             if form.instance.pk
             and (
-                self._should_delete_form(form)
+                form.cleaned_data.get("DELETE")
                 or set(form.changed_data) & set(InlineRowForm.checked_across_rows)
             )
         ]

@@ -1,5 +1,8 @@
 """Instructors build bilingual quizzes in the admin; broken quizzes are stopped there."""
 
+import re
+from decimal import Decimal
+
 import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
@@ -288,3 +291,45 @@ def test_the_quiz_list_counts_questions_in_as_many_statements_for_many_quizzes(a
         page = admin_client.get("/en/admin/quizzes/quiz/?o=7").content.decode()
     assert '<td class="field-question_count">7</td>' in page
     assert len(many) == len(few)
+
+
+def test_a_new_question_posted_as_a_newcomer_fills_it_saves_with_positions_and_weights(
+    admin_client,
+):
+    """What the add page posts when only the texts and "Correct" are filled: no position for
+    the question or its choices, no weight (tests/e2e/test_admin_first_question.py drives
+    the page itself)."""
+    quiz = make_quiz(questions=2)
+    rows = [
+        {"text_en": text, "position": "", "fraction": ""} | ({"is_correct": "on"} if n < 2 else {})
+        for n, text in enumerate(["Memory", "Time", "Colour", "Smell"])
+    ]
+    data = (
+        {
+            "quiz": str(quiz.pk),
+            "position": "",
+            "kind": "multiple",
+            "prompt_en": "Which does recomputation trade?",
+            "explanation_en": "Memory for time.",
+        }
+        | inline("choices", rows)
+        | inline("numerical_answers", [])
+    )
+
+    response = admin_client.post("/en/admin/quizzes/question/add/", data)
+
+    assert response.status_code == 302, response.content.decode()[:3000]
+    question = quiz.questions.get(prompt_en="Which does recomputation trade?")
+    assert question.position == 3
+    assert [(c.position, c.text_en, c.fraction) for c in question.choices.order_by("position")] == [
+        (1, "Memory", Decimal("0.5")),
+        (2, "Time", Decimal("0.5")),
+        (3, "Colour", Decimal("-0.5")),
+        (4, "Smell", Decimal("-0.5")),
+    ]
+
+
+def test_the_add_page_offers_new_choices_with_no_weight_typed(admin_client):
+    page = admin_client.get("/en/admin/quizzes/question/add/").content.decode()
+    empty_weight = re.search(r'<input[^>]*name="choices-__prefix__-fraction"[^>]*>', page)[0]
+    assert "value=" not in empty_weight

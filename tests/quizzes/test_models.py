@@ -79,7 +79,7 @@ def test_an_attempt_holds_one_answer_per_question(learner, quiz):
     ("choices", "message"),
     [
         ([(1, False), (2, False)], "Mark one choice as correct."),
-        ([(1, True), (2, True)], "Only one choice may be marked correct; 2 are."),
+        ([(1, True), (2, True)], "Only one choice may be marked correct; choices 1, 2 are."),
         ([(1, True)], "A question needs at least two choices."),
         ([(1, True), (1, False)], "Two choices share a position"),
     ],
