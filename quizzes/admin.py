@@ -10,12 +10,14 @@ from django.contrib import admin, messages
 from django.db.models import Count, OuterRef, Subquery
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from .instructors import exports
 from .instructors.deletion import KeepsLastQuestionOfPublishedQuizMixin
+from .instructors.duplication import quiz_duplicate
 from .instructors.forms import (
     BilingualFieldsMixin,
     ChoiceInlineFormSet,
@@ -179,7 +181,7 @@ class QuizAdmin(
     # Instructor tools (quizzes.instructors.tools): links on the list and on each quiz's page.
     change_list_template = "admin/quizzes/quiz/change_list.html"
     change_form_template = "admin/quizzes/quiz/change_form.html"
-    actions = ["export_gift", "export_attempts_csv"]
+    actions = ["export_gift", "export_attempts_csv", "duplicate"]
 
     @admin.display(description=_("questions"), ordering="question_count")
     def question_count(self, quiz: Quiz) -> int:
@@ -214,6 +216,26 @@ class QuizAdmin(
     @admin.action(description=_("Export selected quizzes as GIFT"), permissions=["view_content"])
     def export_gift(self, request, queryset):
         return exports.gift_download(queryset.order_by("slug"))
+
+    def has_duplicate_permission(self, request) -> bool:
+        """A copy adds a quiz with its questions, choices and accepted numbers."""
+        return self.has_add_permission(request) and request.user.has_perms(
+            ["quizzes.add_question", "quizzes.add_choice", "quizzes.add_numericalanswer"]
+        )
+
+    @admin.action(
+        description=_("Duplicate selected quizzes (unpublished copies)"),
+        permissions=["duplicate"],
+    )
+    def duplicate(self, request, queryset):
+        copies = [quiz_duplicate(quiz=quiz) for quiz in queryset.select_related("guide")]
+        for copy in copies:
+            link = format_html(
+                '<a href="{}">{}</a>', reverse("admin:quizzes_quiz_change", args=[copy.pk]), copy
+            )
+            # The sentence is ours and the link is escaped by format_html.
+            message = _("Copied as %(link)s, unpublished: check it, then publish it.")
+            self.message_user(request, mark_safe(message % {"link": link}), messages.SUCCESS)
 
     @admin.action(
         description=_("Download attempts and answers of selected quizzes (CSV)"),

@@ -26,7 +26,11 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from .. import history
 from ..attempts import attempt_state
-from ..models import Attempt, Guide, Quiz
+from ..content import quiz_content
+from ..forms import AnswerForm
+from ..grading import Unanswerable, grade_response
+from ..models import Answer, Attempt, Guide, Quiz
+from ..views.common import answer_data
 from .coverage import translation_coverage
 from .exports import attempts_csv_response, csv_stream, gift_download
 from .grades import PER_PAGE, ReportFilters, grades_csv_rows, grades_report, learner_attempts
@@ -92,6 +96,7 @@ class InstructorToolsMixin:
         ("<path:object_id>/item-analysis/", "item_analysis_view", "item_analysis"),
         ("<path:object_id>/export.gift.txt", "export_gift_view", "export_gift"),
         ("<path:object_id>/attempts.csv", "attempts_csv_view", "attempts_csv"),
+        ("<path:object_id>/preview/<int:number>/", "preview_view", "preview"),
     ]
 
     def get_urls(self):
@@ -247,6 +252,48 @@ class InstructorToolsMixin:
             raise PermissionDenied
         quiz = self.quiz_or_404(request, object_id)
         return gift_download([quiz])
+
+    @method_decorator(require_http_methods(["GET", "HEAD", "POST"]))
+    def preview_view(self, request: HttpRequest, object_id: str, number: int) -> HttpResponse:
+        """Question `number` of the quiz as a learner sees it, in the page's language; an
+        answer sent gets its feedback. Nothing is recorded: no attempt, no answer, no card."""
+        if not self.has_view_content_permission(request):
+            raise PermissionDenied
+        quiz = self.quiz_or_404(request, object_id)
+        content = quiz_content(quiz)
+        question = content.at(number)
+        if question is None:
+            raise Http404(_("No such question."))
+        choices = list(question.choices.all())
+        context = {
+            "quiz": quiz,
+            "question": question,
+            "choices": choices,
+            "number": number,
+            "total": content.count,
+            "next_url": (
+                reverse("admin:quizzes_quiz_preview", args=[quiz.pk, number + 1])
+                if number < content.count
+                else ""
+            ),
+            "form": None,
+            "feedback": None,
+        }
+        status = 200
+        if request.method == "POST":
+            form = AnswerForm(answer_data(request))
+            response = form.response_for(question) if form.is_valid() else None
+            if response is None:
+                context["form"], status = form, 422
+            else:
+                try:
+                    feedback = Answer(question=question, **grade_response(question, response))
+                except Unanswerable as refusal:
+                    context["error"], status = str(refusal.message), 422
+                else:
+                    context["feedback"] = feedback
+                    context["verdicts"] = feedback.choice_verdicts(choices)
+        return TemplateResponse(request, "quizzes/preview.html", context, status=status)
 
     @method_decorator(require_safe)
     def attempts_csv_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
