@@ -172,6 +172,7 @@ class QuizAdmin(
                     "feedback",
                     ("time_limit", "max_attempts"),
                     ("opens_at", "closes_at"),
+                    ("questions_per_attempt", "shuffle_questions"),
                     "shuffle_choices",
                 ],
             },

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Model, QuerySet
+from django.db.models import F, Max, Model, QuerySet
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
@@ -58,14 +59,49 @@ class AttemptState:
     content: QuizContent
     answers: dict[int, Answer]
 
+    @functools.cached_property
+    def questions(self) -> list[Question]:
+        """The attempt's questions in its order: those it drew at its start that the quiz
+        still has, or, for an attempt that drew none, every question the quiz has now."""
+        order = self.attempt.question_order
+        if not order:
+            return self.content.questions
+        drawn = (self.content.question(pk) for pk in order)
+        return [question for question in drawn if question is not None]
+
+    @functools.cached_property
+    def _numbers(self) -> dict[int, int]:
+        return {question.pk: number for number, question in enumerate(self.questions, start=1)}
+
+    @property
+    def count(self) -> int:
+        """How many questions the attempt has: what it is scored out of."""
+        return len(self.questions)
+
+    def at(self, number: int) -> Question | None:
+        """The attempt's question at 1-based `number`, or None."""
+        if 1 <= number <= len(self.questions):
+            return self.questions[number - 1]
+        return None
+
+    def question(self, question_id: int) -> Question | None:
+        """The question with this id if it is one of the attempt's (drawn, still there)."""
+        if question_id in self._numbers:
+            return self.content.question(question_id)
+        return None
+
+    def number_of(self, question: Question) -> int:
+        return self._numbers[question.pk]
+
     @property
     def answered_count(self) -> int:
-        return len(self.answers)
+        return sum(1 for question in self.questions if question.pk in self.answers)
 
     @property
     def current_question(self) -> Question | None:
-        """The first question in quiz order that has no answer yet; None when all have."""
-        for question in self.content.questions:
+        """The first question in the attempt's order that has no answer yet; None when all
+        have."""
+        for question in self.questions:
             if question.pk not in self.answers:
                 return question
         return None
@@ -75,8 +111,8 @@ class AttemptState:
         """1-based number of the step the learner is on (the last one once all are answered)."""
         current = self.current_question
         if current is None:
-            return self.content.count
-        return self.content.number_of(current)
+            return self.count
+        return self.number_of(current)
 
     @property
     def score(self) -> Decimal:
@@ -84,13 +120,13 @@ class AttemptState:
 
     @property
     def is_complete(self) -> bool:
-        """Every question the quiz has now is answered (and it has some)."""
-        return bool(self.content.count) and self.current_question is None
+        """Every question of the attempt is answered (and it has some)."""
+        return bool(self.count) and self.current_question is None
 
     def is_completed_by(self, question: Question) -> bool:
         """Whether an answer to `question` would make the attempt complete (`is_complete`)."""
-        return bool(self.content.count) and all(
-            known.pk in self.answers or known.pk == question.pk for known in self.content.questions
+        return bool(self.count) and all(
+            known.pk in self.answers or known.pk == question.pk for known in self.questions
         )
 
     def answer_for(self, question: Question) -> Answer | None:
@@ -108,7 +144,7 @@ class AttemptState:
         if self.attempt.is_finished:
             return False
         if self.attempt.is_deferred:
-            return self.content.question(question.pk) is not None
+            return self.question(question.pk) is not None
         current = self.current_question
         return current is not None and current.pk == question.pk
 
@@ -123,10 +159,10 @@ class AttemptState:
 
     @property
     def unanswered(self) -> list[tuple[int, Question]]:
-        """(number, question) of the questions not answered yet, in quiz order."""
+        """(number, question) of the questions not answered yet, in the attempt's order."""
         return [
             (number, question)
-            for number, question in enumerate(self.content.questions, start=1)
+            for number, question in enumerate(self.questions, start=1)
             if question.pk not in self.answers
         ]
 
@@ -142,16 +178,17 @@ class AttemptState:
 
     def step(self, number: int) -> Question | None:
         """The question the learner may see at step `number`, or None (send them on)."""
-        question = self.content.at(number)
+        question = self.at(number)
         if question is None or not self.is_open(question):
             return None
         return question
 
     def review(self) -> list[tuple[Question, Answer | None, list[ChoiceVerdict]]]:
-        """Per question in quiz order: the answer (None if added since) and every choice's
-        verdict as the answer recorded it, in this attempt's order of the choices."""
+        """Per question in the attempt's order: the answer (None if not answered, or added
+        since) and every choice's verdict as the answer recorded it, in this attempt's order
+        of the choices."""
         rows = []
-        for question in self.content.questions:
+        for question in self.questions:
             answer = self.answers.get(question.pk)
             verdicts = answer.choice_verdicts(self.choices_of(question)) if answer else []
             rows.append((question, answer, verdicts))
@@ -328,13 +365,15 @@ def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Att
     refusal = availability.refusal
     if refusal is not None:
         raise AttemptError(refusal)
+    shuffler = random.SystemRandom()
+    questions = _draw(user=user, quiz=quiz, shuffler=shuffler)
     order: dict[str, list[int]] = {}
     if quiz.shuffle_choices:
-        shuffler = random.SystemRandom()
-        for question in quiz_content(quiz).questions:
+        for question in questions:
             ids = [choice.pk for choice in question.choices.all()]
             shuffler.shuffle(ids)
             order[str(question.pk)] = ids
+    drew = quiz.questions_per_attempt is not None or quiz.shuffle_questions
     try:
         with transaction.atomic():
             return Attempt.objects.create(
@@ -344,9 +383,34 @@ def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Att
                 feedback=quiz.feedback,
                 deadline=availability.deadline_from(now),
                 choice_order=order,
+                question_order=[question.pk for question in questions] if drew else [],
             )
     except IntegrityError:
         return Attempt.objects.in_progress().get(user=user, quiz=quiz)
+
+
+def _draw(*, user: User, quiz: Quiz, shuffler: random.Random) -> list[Question]:
+    """The questions a new attempt of `user` takes, in its order: every question, or
+    `quiz.questions_per_attempt` of them, those the learner never answered in this quiz first,
+    then those answered longest ago (ties drawn at random); in the quiz's order, or shuffled
+    with `quiz.shuffle_questions`."""
+    questions = list(quiz_content(quiz).questions)
+    size = quiz.questions_per_attempt
+    if size is not None and size < len(questions):
+        last_seen = dict(
+            Answer.objects.filter(attempt__user=user, attempt__quiz=quiz)
+            .order_by()
+            .values_list("question_id")
+            .annotate(last=Max("answered_at"))
+        )
+        shuffler.shuffle(questions)  # the ties' order
+        never = [q for q in questions if q.pk not in last_seen]
+        seen = sorted((q for q in questions if q.pk in last_seen), key=lambda q: last_seen[q.pk])
+        chosen = {q.pk for q in (never + seen)[:size]}
+        questions = [q for q in quiz_content(quiz).questions if q.pk in chosen]
+    if quiz.shuffle_questions:
+        shuffler.shuffle(questions)
+    return questions
 
 
 class Step(enum.Enum):
@@ -412,10 +476,10 @@ def step_submit(
             state,
             message=_("Time is up: this answer came after the deadline and was not saved."),
         )
-    question = state.content.at(number)
+    question = state.at(number)
     if question_id is not None and (question is None or question.pk != question_id):
         # Renumbered since the page was shown: the question seen, if it is still theirs.
-        question = state.content.question(question_id)
+        question = state.question(question_id)
         if question is None or not state.is_open(question):
             return StepOutcome(
                 Step.QUIZ_CHANGED,
@@ -424,7 +488,7 @@ def step_submit(
             )
     if question is None or not state.is_open(question):
         return StepOutcome(Step.NOT_OPEN, state)
-    number = state.content.number_of(question)
+    number = state.number_of(question)
     response = Response.of(response, choice_id)
     recorded = state.answer_for(question)
     if state.attempt.is_deferred and not state.attempt.is_finished:
@@ -478,7 +542,7 @@ def answer_record(
     recorded = state.answer_for(question)
     if recorded is not None:
         return AnswerOutcome(answer=recorded, created=False, state=state)
-    question = state.content.question(question.pk) or question  # its choices are cached
+    question = state.question(question.pk) or question  # its choices are cached
     if state.is_overdue(timezone.now()):
         attempt_settle(state=state)
     if not state.is_open(question):
@@ -600,7 +664,7 @@ def _finish(state: AttemptState, *, now: datetime | None = None) -> None:
     # An attempt closed after its deadline ended at the deadline, not when it was noticed.
     attempt.finished_at = min(now, attempt.deadline) if attempt.deadline else now
     attempt.score = state.score
-    attempt.total = state.content.count
+    attempt.total = state.count
     attempt.save(update_fields=["finished_at", "score", "total"])
     if attempt.is_deferred:
         # Exam mode moved no review card while the attempt ran (the review page would have

@@ -9,7 +9,7 @@ from .attempts import Response
 from .catalog import CatalogQuery, Progress, listed_guides
 from .grading import NumberError, parse_number
 from .mastery import Level
-from .models import Question, QuestionReport, Quiz
+from .models import Choice, Question, QuestionReport, Quiz
 
 # Largest primary key a browser could sensibly send; anything bigger is junk, not a choice.
 MAX_ID = 2**63 - 1
@@ -70,10 +70,15 @@ class AnswerForm(forms.Form):
     number = forms.CharField(required=False, max_length=100, strip=False)
     question = IdField(min_value=1, max_value=MAX_ID, required=False)
 
-    def response_for(self, question: Question | None) -> Response | None:
+    def response_for(
+        self, question: Question | None, *, shown: list[Choice] | None = None
+    ) -> Response | None:
         """The valid form's response to `question`'s kind, or None with the error added.
 
-        For a question gone from the quiz, the choices as sent: the rules say where to go."""
+        `shown`: the choices in the order the step showed them, when it numbered them 1, 2, …
+        rather than by id (shuffled choices, whose ids would tell the order they were written
+        in); the numbers sent are read back into the choices' ids. For a question gone from
+        the quiz, the choices as sent: the rules say where to go."""
         if question is None:
             return Response(choice_ids=tuple(self.cleaned_data["choice"]))
         if question.kind == Question.Kind.NUMERICAL:
@@ -94,6 +99,11 @@ class AnswerForm(forms.Form):
         if question.kind != Question.Kind.MULTIPLE and len(ids) > 1:
             self.add_error("choice", CHOICE_ERRORS["invalid"])
             return None
+        if shown is not None:
+            if not all(1 <= number <= len(shown) for number in ids):
+                self.add_error("choice", CHOICE_ERRORS["invalid"])
+                return None
+            ids = [shown[number - 1].pk for number in ids]
         return Response(choice_ids=tuple(ids))
 
 

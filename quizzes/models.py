@@ -163,6 +163,24 @@ class Quiz(models.Model):
             "its review and the CSV."
         ),
     )
+    questions_per_attempt = models.PositiveSmallIntegerField(
+        _("questions per attempt"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "Leave empty for every question. Otherwise each attempt draws this many, the "
+            "questions the learner has not answered yet first, then those seen longest ago."
+        ),
+    )
+    shuffle_questions = models.BooleanField(
+        _("shuffle questions"),
+        default=False,
+        help_text=_(
+            "Each attempt puts its questions in an order of its own, kept for its reloads, "
+            "its review and its result."
+        ),
+    )
     # Defaults rather than auto_now*, so that fixtures (raw saves) get timestamps too.
     created_at = models.DateTimeField(_("created"), default=timezone.now, editable=False)
     # The version of the quiz's content, moved by `quizzes.content.content_changed` after every
@@ -590,6 +608,9 @@ class Attempt(models.Model):
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
     # {question id: [choice ids]}: this attempt's own order of choices, drawn at the start.
     choice_order = models.JSONField(_("order of choices"), default=dict, blank=True)
+    # [question ids]: the questions this attempt drew at its start, in its order; empty for an
+    # attempt that drew none (every question of the quiz, in the quiz's order).
+    question_order = models.JSONField(_("questions drawn"), default=list, blank=True)
 
     objects = AttemptQuerySet.as_manager()
 

@@ -154,10 +154,20 @@ def report_attempts(quiz: Quiz, filters: ReportFilters) -> QuerySet[Attempt]:
 # --- The report ----------------------------------------------------------------------------
 
 
+# A question the attempt did not draw (Quiz.questions_per_attempt): neither right nor wrong.
+NOT_DRAWN = "not-drawn"
+
+
+def drew(attempt: Attempt, question: Question) -> bool:
+    """Whether `attempt` took `question` (an attempt that drew none took every question)."""
+    return not attempt.question_order or question.pk in attempt.question_order
+
+
 @dataclass
 class Row:
     attempt: Attempt
-    marks: list[Mark | None]  # Per question in quiz order; None: not answered.
+    # Per question in quiz order; None: not answered; NOT_DRAWN: not one of the attempt's.
+    marks: list[Mark | str | None]
 
     @property
     def duration(self) -> timedelta | None:
@@ -338,7 +348,10 @@ def grades_report(
     rows = [
         Row(
             attempt=attempt,
-            marks=[marks.get(attempt.pk, {}).get(question.pk) for question in questions],
+            marks=[
+                marks.get(attempt.pk, {}).get(question.pk) if drew(attempt, question) else NOT_DRAWN
+                for question in questions
+            ],
         )
         for attempt in page.object_list
     ]
@@ -392,7 +405,11 @@ def grades_csv_rows(quiz: Quiz, filters: ReportFilters) -> Iterator[list]:
             ]
             mine = marks.get(attempt.pk, {})
             cells += [
-                mark.value if (mark := mine.get(question.pk)) is not None else None
+                "not drawn"
+                if not drew(attempt, question)
+                else mark.value
+                if (mark := mine.get(question.pk)) is not None
+                else None
                 for question in questions
             ]
             yield [csv_cell(value) for value in cells]

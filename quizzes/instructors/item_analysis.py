@@ -23,11 +23,10 @@ the ORM's query for the attempts.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
-from django.db import connection
 from django.db.models import Count, F, Prefetch, QuerySet, Window
 from django.db.models.functions import RowNumber
 
@@ -142,37 +141,31 @@ def _item_sums(
     attempts: QuerySet[Attempt],
 ) -> dict[int, tuple[int, int, int, int, int, int]]:
     """Per question id: (n, Σx, Σy, Σy², Σxy, Σx²) with x the item's mark, y the rest score,
-    both in MARK_UNITS."""
-    attempts_sql, params = attempts.order_by().values("pk").query.sql_with_params()
-    qn = connection.ops.quote_name
-    table = qn(Answer._meta.db_table)
-    attempt = qn(Answer._meta.get_field("attempt").column)
-    question = qn(Answer._meta.get_field("question").column)
-    fraction = qn(Answer._meta.get_field("fraction").column)
-    sql = f"""
-        WITH scored AS (
-            SELECT {attempt} AS attempt_id, {question} AS question_id,
-                   CAST(ROUND({fraction} * {MARK_UNITS}) AS INTEGER) AS x
-            FROM {table}
-            WHERE {attempt} IN ({attempts_sql})
-        ),
-        totals AS (
-            SELECT attempt_id, SUM(x) AS total FROM scored GROUP BY attempt_id
-        )
-        SELECT s.question_id,
-               COUNT(*),
-               SUM(s.x),
-               SUM(t.total - s.x),
-               SUM((t.total - s.x) * (t.total - s.x)),
-               SUM(s.x * (t.total - s.x)),
-               SUM(s.x * s.x)
-        FROM scored s JOIN totals t ON t.attempt_id = s.attempt_id
-        GROUP BY s.question_id
-    """  # Only identifiers from the models' metadata are interpolated; values are parameters.
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        # PostgreSQL sums bigints as numeric: back to exact ints.
-        return {row[0]: tuple(int(value) for value in row[1:]) for row in cursor.fetchall()}
+    both in MARK_UNITS (whole numbers, so the sums are exact). One statement: the answers'
+    marks, summed here."""
+    marks = (
+        Answer.objects.filter(attempt__in=attempts.order_by().values("pk"))
+        .order_by()
+        .values_list("attempt_id", "question_id", "fraction")
+    )
+    scored = [
+        (attempt_id, question_id, int((fraction * MARK_UNITS).to_integral_value(ROUND_HALF_UP)))
+        for attempt_id, question_id, fraction in marks
+    ]
+    totals: dict[int, int] = defaultdict(int)
+    for attempt_id, _question, x in scored:
+        totals[attempt_id] += x
+    sums: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
+    for attempt_id, question_id, x in scored:
+        y = totals[attempt_id] - x
+        item = sums[question_id]
+        item[0] += 1
+        item[1] += x
+        item[2] += y
+        item[3] += y * y
+        item[4] += x * y
+        item[5] += x * x
+    return {question_id: tuple(item) for question_id, item in sums.items()}
 
 
 def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalysis:

@@ -33,7 +33,14 @@ from ..models import Answer, Attempt, Guide, Quiz
 from ..views.common import answer_data
 from .coverage import translation_coverage
 from .exports import attempts_csv_response, csv_stream, gift_download
-from .grades import PER_PAGE, ReportFilters, grades_csv_rows, grades_report, learner_attempts
+from .grades import (
+    NOT_DRAWN,
+    PER_PAGE,
+    ReportFilters,
+    grades_csv_rows,
+    grades_report,
+    learner_attempts,
+)
 from .imports import GiftImportError, quiz_import_gift
 from .item_analysis import DISCRIMINATION_THRESHOLD, item_analysis
 
@@ -320,6 +327,8 @@ class InstructorToolsMixin:
                 filters=filters,
                 choices=_filter_choices(filters),
                 not_answered=_("Not answered"),
+                not_drawn=NOT_DRAWN,
+                not_drawn_label=_("Not drawn"),
             ),
         )
 

@@ -30,7 +30,7 @@ from ..attempts import (
 from ..availability import DEADLINE_GRACE
 from ..content import quiz_content
 from ..forms import AnswerForm
-from ..models import Question
+from ..models import Choice, Question
 from .common import (
     HtmxHttpRequest,
     LearnerRequest,
@@ -116,7 +116,7 @@ def _where_it_stands(request: HtmxHttpRequest, state: AttemptState) -> HttpRespo
     attempt = state.attempt
     if attempt.is_finished:
         return _go(request, reverse("quizzes:result", args=[attempt.pk]))
-    if not state.content.count:
+    if not state.count:
         # An instructor removed every question; the attempt waits for new ones.
         messages.info(request, _("This quiz has no questions at the moment; come back later."))
         return _go(request, reverse("quizzes:catalog"))
@@ -134,8 +134,16 @@ def _question_seen(state: AttemptState, number: int, form: AnswerForm) -> Questi
     """The question the valid `form` answers, to read its response by kind (None: gone)."""
     question_id = form.cleaned_data["question"]
     if question_id is not None:
-        return state.content.question(question_id)
-    return state.content.at(number)
+        return state.question(question_id)
+    return state.at(number)
+
+
+def _numbered_choices(state: AttemptState, question: Question | None) -> list[Choice] | None:
+    """The question's choices as the step numbered them, when it did: in an attempt that
+    shuffled them, choices are sent by their number on the page, not their id."""
+    if question is None or str(question.pk) not in state.attempt.choice_order:
+        return None
+    return state.choices_of(question)
 
 
 def _step_address(request: HtmxHttpRequest, attempt_pk: int, number: int) -> str:
@@ -156,7 +164,7 @@ def _render_step(
     saved: bool = False,
     status: int = 200,
 ) -> HttpResponse:
-    question = state.content.at(number)
+    question = state.at(number)
     if question is None:  # callers render steps the attempt has; this would be a bug
         raise Http404("No such step.")
     answer = state.answer_for(question)
@@ -170,7 +178,7 @@ def _render_step(
         "quiz": quiz,
         "state": state,
         "number": number,
-        "total": state.content.count,
+        "total": state.count,
         "question": question,
         "answer": answer,
         "feedback": feedback,
@@ -179,18 +187,19 @@ def _render_step(
         "step_url": _step_address(request, state.attempt.pk, number) if feedback is None else "",
         "next_url": (
             _step_address(request, state.attempt.pk, number + 1)
-            if number < state.content.count and (feedback or state.attempt.is_deferred)
+            if number < state.count and (feedback or state.attempt.is_deferred)
             else ""
         ),
         "choices": choices,
         # Keys the unanswered fields kept rendered (take.html).
         "choice_order": ",".join(str(choice.pk) for choice in choices),
+        "numbered_choices": _numbered_choices(state, question) is not None,
         "verdicts": verdicts,
         "form": form,  # None: nothing sent yet, so no errors to show
         "error": error,
         "saved": saved,
-        "is_last": number == state.content.count,
-        "progress_percent": round(100 * state.answered_count / state.content.count),
+        "is_last": number == state.count,
+        "progress_percent": round(100 * state.answered_count / state.count),
         # The countdown sends the learner to the result once the grace has passed too.
         "deadline_grace_seconds": round(DEADLINE_GRACE.total_seconds()),
     }
@@ -214,7 +223,12 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         if state.step(number) is None:
             return _where_it_stands(request, state)
         return _render_step(request, state, number)
-    sent = form.response_for(_question_seen(state, number, form)) if form.is_valid() else None
+    seen = _question_seen(state, number, form) if form.is_valid() else None
+    sent = (
+        form.response_for(seen, shown=_numbered_choices(state, seen))
+        if form.is_valid()
+        else None
+    )
     if sent is None:
         # Nothing readable (no choice, a number in letters): said on the step, nothing written.
         attempt_settle(state=state)  # late, and no answer to refuse

@@ -8,7 +8,7 @@ from django.test import Client
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.content import content_changed
-from quizzes.models import Question, Quiz
+from quizzes.models import Choice, Question, Quiz
 from tests.factories import make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -26,8 +26,8 @@ def step(attempt, number: int = 1, language: str = "en") -> str:
     return f"/{language}/attempts/{attempt.pk}/questions/{number}/"
 
 
-def choice_values(page: str) -> list[int]:
-    return [int(value) for value in re.findall(r'name="choice" value="(\d+)"', page)]
+def choice_texts(page: str) -> list[str]:
+    return re.findall(r'<span class="choice__text">(?:<[^>]+>)*([^<]+)<', page)
 
 
 def test_an_edit_shows_in_the_kept_fields_at_once():
@@ -50,8 +50,9 @@ def test_each_learner_sees_the_choices_in_their_own_attempts_order():
         learner = make_user()
         attempt = attempt_start(user=learner, quiz=quiz)
         page = signed_in(learner).get(step(attempt), **HX).content.decode()
-        pages[attempt.pk] = (attempt.choice_order[str(question.pk)], choice_values(page))
-    assert all(shown == [int(pk) for pk in order] for order, shown in pages.values())
+        order = [Choice.objects.get(pk=pk).text_en for pk in attempt.choice_order[str(question.pk)]]
+        pages[attempt.pk] = (order, choice_texts(page))
+    assert all(shown == order for order, shown in pages.values())
     assert len({tuple(shown) for _order, shown in pages.values()}) > 1
 
 

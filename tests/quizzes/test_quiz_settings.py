@@ -21,7 +21,7 @@ from quizzes.attempts import (
     step_submit,
 )
 from quizzes.availability import DEADLINE_GRACE, quiz_availability
-from quizzes.models import Answer, Attempt, Quiz, QuizOverride, ReviewCard
+from quizzes.models import Answer, Attempt, Choice, Quiz, QuizOverride, ReviewCard
 from tests.admin_posts import inline, page_errors, question_rows
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
 
@@ -459,11 +459,12 @@ def test_each_attempt_keeps_its_own_order_of_choices(learner, learner_client):
 
     attempt = start(learner_client, quiz)
 
-    def shown() -> list[int]:
+    def shown() -> list[str]:
         page = learner_client.get(step(attempt, 1)).content.decode()
-        return [int(pk) for pk in re.findall(r'name="choice" value="(\d+)"', page)]
+        return re.findall(r'<span class="choice__text">(?:<[^>]+>)*([^<]+)<', page)
 
-    assert shown() == shown() == attempt.choice_order[str(question.pk)]
+    in_order = [Choice.objects.get(pk=pk).text_en for pk in attempt.choice_order[str(question.pk)]]
+    assert shown() == shown() == in_order
 
 
 # --- Settings changed meanwhile, admin, seeds ----------------------------------------------
