@@ -225,9 +225,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
         return _render_step(request, state, number)
     seen = _question_seen(state, number, form) if form.is_valid() else None
     sent = (
-        form.response_for(seen, shown=_numbered_choices(state, seen))
-        if form.is_valid()
-        else None
+        form.response_for(seen, shown=_numbered_choices(state, seen)) if form.is_valid() else None
     )
     if sent is None:
         # Nothing readable (no choice, a number in letters): said on the step, nothing written.
