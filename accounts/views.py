@@ -12,10 +12,12 @@ from django.contrib.auth.signals import user_login_failed
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse_lazy, translate_url
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 from django_ratelimit.core import is_ratelimited
@@ -51,6 +53,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         signup_record(address=address)
         # axes' backend needs the request, so name the model backend explicitly.
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        # Shown on the next page, wherever `next` leads: where to go from here.
+        welcome = render_to_string("accounts/_welcome.html", {"user": user}, request=request)
+        messages.success(request, mark_safe(welcome.strip()))  # escaped by the template
         return redirect(_safe_next(request) or "quizzes:catalog")
     return render(
         request,
