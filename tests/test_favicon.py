@@ -1,4 +1,4 @@
-"""The site's mark is the favicon of the learners' pages and the admin, and /favicon.ico finds it."""
+"""The site's mark is the favicon of learner pages and the admin; /favicon.ico finds it."""
 
 import pytest
 from django.contrib.staticfiles import finders
