@@ -148,6 +148,15 @@ def prompt_has_body(html: str) -> bool:
     return bool(prompt_parts(html).body)
 
 
+@register.filter(expects_localtime=True)
+def html_datetime(value) -> str:
+    """A datetime for a `<time datetime>`: ISO 8601 to the second (HTML allows at most three
+    decimals of a second; `date:"c"` writes six)."""
+    if not value:
+        return ""
+    return value.replace(microsecond=0).isoformat()
+
+
 @register.simple_tag
 def page_direction() -> str:
     return "rtl" if get_language_bidi() else "ltr"
