@@ -128,3 +128,36 @@ def test_the_grades_footer_lines_up_with_its_columns(
             else:  # from the same edge as the score above
                 assert abs(cell["start"] - above["start"]) <= 1, (lang, cell)
     support.screenshot(page, screenshots_dir, f"admin-grades-footer-{lang}")
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_item_analysis_shows_prompts_and_choices_as_learners_read_them(
+    page: Page, seeded, instructor_browser, axe_source, screenshots_dir, lang
+):
+    from quizzes.content import quiz_touch
+    from quizzes.models import Choice, Question
+
+    quiz = seeded["activation-recomputation"]
+    first = quiz.questions.get(position=1)
+    Question.objects.filter(pk=first.pk).update(
+        prompt_en="What does **this** print?\n\n```python\nprint(2 ** 3)\n```",
+        prompt_ar="ماذا **يطبع** هذا؟\n\n```python\nprint(2 ** 3)\n```",
+    )
+    Choice.objects.filter(question=first, is_correct=True).update(
+        text_en="`8`, that is $2^3$", text_ar="`8`، أي $2^3$"
+    )
+    quiz_touch(quiz)
+    for name, wrong in WRONG.items():
+        support.answer_in_db(factories.make_user(name), quiz, 8, wrong=frozenset(wrong))
+
+    page.goto(f"/{lang}/admin/quizzes/quiz/{quiz.pk}/item-analysis/")
+    row = page.locator("#question-1")
+    expect(row.locator("strong")).to_have_count(1)
+    expect(row.locator("pre.code")).to_be_visible()
+    expect(page.locator("#item-analysis .rich-text code").filter(has_text="8")).to_have_count(1)
+    expect(page.locator("#item-analysis .rich-text math").first).to_be_attached()
+    assert "**this**" not in row.inner_text() and "**يطبع**" not in row.inner_text()
+    support.assert_accessible(page, axe_source, f"item analysis with rich text ({lang})")
+    support.screenshot(page, screenshots_dir, f"admin-item-analysis-rich-{lang}-desktop")
+    page.set_viewport_size(support.PHONE)
+    support.screenshot(page, screenshots_dir, f"admin-item-analysis-rich-{lang}-phone")
