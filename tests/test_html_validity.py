@@ -184,6 +184,11 @@ def _pages(tmp_path) -> dict[str, str]:
         keep(f"number refused {lang}", staff.post(number_step, {"number": "1,000"}))
         keep(f"result {lang}", staff.get(f"/{lang}/attempts/{finished.pk}/result/"))
         keep(f"guide {lang}", visitor.get(f"/{lang}/guides/{quiz.guide.slug}/"))
+        # Objects that the URLs' shared parameters (the quiz's id) may not name on every
+        # database: the quiz's guide and the learner, by their own ids.
+        site = f"/{lang}/admin"
+        keep(f"admin:guide {lang}", staff.get(f"{site}/quizzes/guide/{quiz.guide_id}/change/"))
+        keep(f"admin:user {lang}", staff.get(f"{site}/auth/user/{learner.pk}/change/"))
         # The same attempt in both languages (a second start would resume it anyway).
         exam_attempt = attempt_start(user=admin, quiz=exam)
         exam_step = f"/{lang}/attempts/{exam_attempt.pk}/questions/2/"
