@@ -12,10 +12,12 @@ from django.contrib.auth.signals import user_login_failed
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
-from django.urls import reverse_lazy, translate_url
+from django.urls import reverse, reverse_lazy, translate_url
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
+from django.utils.html import conditional_escape, format_html
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 from django_ratelimit.core import is_ratelimited
@@ -25,6 +27,27 @@ from .forms import LoginForm, PasswordConfirmForm, PasswordResetForm, ProfileFor
 from .models import Profile
 from .privacy import account_delete, account_export
 from .throttle import signup_record, signup_wait
+
+
+def _welcome(user) -> SafeString:
+    """The message after signing up, shown on the next page wherever `next` leads: where to
+    go from here. The links are built apart, so the sentence to translate holds no markup."""
+
+    def link(name: str, text: str) -> SafeString:
+        return format_html('<a href="{}">{}</a>', reverse(name), text)
+
+    parts = {
+        "name": format_html("<bdi>{}</bdi>", user.get_username()),
+        "catalog": link("quizzes:catalog", _("the catalog")),
+        "review": link("quizzes:review", _("your review page")),
+        "profile": link("accounts:profile", _("your profile")),
+    }
+    sentence = _(
+        "Welcome to Daleel, %(name)s! Pick a quiz in %(catalog)s; questions you miss come back "
+        "on %(review)s; %(profile)s holds your email address and language."
+    )
+    # The sentence escaped, its parts escaped as they were built: the whole is safe.
+    return mark_safe(conditional_escape(sentence) % parts)
 
 
 def _safe_next(request: HttpRequest) -> str | None:
@@ -51,6 +74,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         signup_record(address=address)
         # axes' backend needs the request, so name the model backend explicitly.
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, _welcome(user))
         return redirect(_safe_next(request) or "quizzes:catalog")
     return render(
         request,

@@ -338,6 +338,8 @@ class QuestionReportAdmin(admin.ModelAdmin):
     resolved. Everything a learner wrote is shown escaped, as the admin does by default."""
 
     list_display = ["question_link", "quiz", "reason", "details", "user", "created_at", "is_open"]
+    # The first column links to the question itself: the report opens from its reason.
+    list_display_links = ["reason"]
     list_filter = [
         ReportStatusFilter,
         "reason",

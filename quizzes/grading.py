@@ -24,11 +24,17 @@ MARK_PLACES = Decimal("0.0001")
 ZERO = Decimal(0)
 ONE = Decimal(1)
 
-# What a learner may type for a number: Western or Arabic-Indic digits, a point or the Arabic
-# decimal separator, a leading minus (ASCII or U+2212). Nothing else: no thousands
-# separators, no exponent, no sign "+", no unit.
+# What a learner may type for a number: Western or Arabic-Indic digits, a point, a comma or the
+# Arabic decimal separator before the decimals, a leading minus (ASCII or U+2212). Nothing
+# else: no thousands separators, no exponent, no sign "+", no unit.
 _DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩", "0123456789")
 _NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+# A comma is the decimal separator of most of Europe ("1,41") and a thousands separator in
+# English ("1,000"): read as decimals unless exactly three digits follow it after a whole part
+# that is not zero, where it could be either. Several commas, a comma and a point, or the
+# Arabic thousands separator are groups of thousands.
+_DECIMAL_COMMA = re.compile(r"-?(?:[0-9]*),([0-9]*)")
+_GROUPED = re.compile(r"-?[0-9]+(?:[,\u066c][0-9]+)+(?:\.[0-9]*)?")
 # Marks an Arabic keyboard or a copy from right-to-left text puts around a number: LRM, RLM,
 # ALM and the isolates. They carry no meaning inside a number.
 _BIDI_MARKS = dict.fromkeys(map(ord, "\u200e\u200f\u061c\u2066\u2067\u2068\u2069"))
@@ -45,17 +51,41 @@ class NumberError(ValueError):
         self.message = message
 
 
+def _decimal_comma(cleaned: str) -> str:
+    """`cleaned` with a comma that can only be a decimal separator made a point; NumberError
+    where it could be a thousands separator too."""
+    match = _DECIMAL_COMMA.fullmatch(cleaned)
+    if match is None:
+        if _GROUPED.fullmatch(cleaned):
+            raise NumberError(THOUSANDS_REFUSED)
+        return cleaned
+    whole = cleaned.lstrip("-").partition(",")[0]
+    if len(match[1]) == 3 and whole.strip("0"):
+        raise NumberError(THOUSANDS_REFUSED)
+    return cleaned.replace(",", ".")
+
+
+THOUSANDS_REFUSED = _(
+    "A comma followed by three digits, as in 1,000, may separate thousands or decimals: "
+    "type the number without thousands separators, such as 1000, and a point before "
+    "decimals, such as 1.5."
+)
+
+
 def parse_number(text: str) -> Decimal:
-    """The number a learner typed, such as "16", "١٦", "-0.5", "−٠٫٥"; NumberError otherwise."""
+    """The number a learner typed, such as "16", "١٦", "-0.5", "1,41", "−٠٫٥"; NumberError
+    otherwise (with a message saying why)."""
     cleaned = (text or "").translate(_BIDI_MARKS).strip()
     if not cleaned:
         raise NumberError(_("Type a number."))
     cleaned = cleaned.replace("\u2212", "-").replace("٫", ".").translate(_DIGITS)
+    cleaned = _decimal_comma(cleaned)
     if not _NUMBER.fullmatch(cleaned):
         raise NumberError(
             _(
-                "Type a number with digits only, such as 16, -0.5 or ١٦٫٥: a minus sign "
-                "first if it is negative, a point for the decimals, nothing else."
+                "Type a number with digits only, such as 16, -0.5, 1,5 or ١٦٫٥: a minus "
+                "sign first if it is negative, a point or a comma before the decimals, "
+                "nothing else."
             )
         )
     whole, _point, decimals = cleaned.lstrip("-").partition(".")

@@ -11,6 +11,8 @@ CHART_WIDTH = 420
 CHART_HEIGHT = 160
 CHART_PADDING = 24
 CHART_ATTEMPTS = 30
+# One or two scores make no trend: a dot alone in an empty card says less than a bar.
+CHART_LINE_MIN_POINTS = 3
 
 
 @dataclass
@@ -49,6 +51,11 @@ class ScoreChart:
     width: int = CHART_WIDTH
     height: int = CHART_HEIGHT
     padding: int = CHART_PADDING
+
+    @property
+    def is_line(self) -> bool:
+        """Enough attempts for a line to show a trend; fewer are listed as bars."""
+        return len(self.points) >= CHART_LINE_MIN_POINTS
 
     @property
     def polyline(self) -> str:

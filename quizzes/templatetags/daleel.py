@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django import template
@@ -103,6 +104,56 @@ _NOT_PHRASING = re.compile(
 def is_phrasing(html: str) -> bool:
     """Whether rendered text (`md ... inline=True`) may go in a heading or a legend."""
     return not _NOT_PHRASING.search(str(html))
+
+
+@dataclass(frozen=True)
+class PromptParts:
+    """A prompt split for its step: `heading` (phrasing content, maybe empty) names the question;
+    `body` (blocks, maybe empty) is read after it as text."""
+
+    heading: SafeString
+    body: SafeString
+
+
+# `md`'s wrapper around a text shown in a fallback language: kept around each part.
+_FALLBACK = re.compile(r'<(span|div) lang="([\w-]+)" dir="(ltr|rtl)">(.*)</\1>', re.S)
+
+
+@register.filter
+def prompt_parts(html: str) -> PromptParts:
+    """The rendered prompt (`md question "prompt" inline=True`) as a heading and a body: a prompt
+    of one paragraph is all heading; of several blocks, its first paragraph heads it and the
+    rest (code, tables, later paragraphs) is the body; one that opens with a block has no
+    heading of its own (the template names the question instead)."""
+    html = str(html).strip()
+    if is_phrasing(html):
+        return PromptParts(mark_safe(html), SafeString(""))  # sanitised by quizzes.text
+    wrapper = _FALLBACK.fullmatch(html)
+    inner = wrapper[4].strip() if wrapper else html
+    heading, body = "", inner
+    if inner.startswith("<p>"):
+        # Paragraphs do not nest: the first closing tag ends the first one.
+        end = inner.index("</p>")
+        heading, body = inner[3:end].strip(), inner[end + 4 :].strip()
+    if wrapper:
+        attributes = f'lang="{wrapper[2]}" dir="{wrapper[3]}"'
+        heading = heading and f"<span {attributes}>{heading}</span>"
+        body = body and f"<div {attributes}>{body}</div>"
+    return PromptParts(mark_safe(heading), mark_safe(body))  # sanitised by quizzes.text
+
+
+@register.filter
+def prompt_has_body(html: str) -> bool:
+    return bool(prompt_parts(html).body)
+
+
+@register.filter(expects_localtime=True)
+def html_datetime(value) -> str:
+    """A datetime for a `<time datetime>`: ISO 8601 to the second (HTML allows at most three
+    decimals of a second; `date:"c"` writes six)."""
+    if not value:
+        return ""
+    return value.replace(microsecond=0).isoformat()
 
 
 @register.simple_tag

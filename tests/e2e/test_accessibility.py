@@ -120,6 +120,16 @@ def _history(scene: Scene) -> None:
     expect(scene.page.locator(".chart__line")).to_have_count(1)
 
 
+def _history_few(scene: Scene) -> None:
+    """Two attempts draw no line: bars with their scores."""
+    learner = scene.signed_in()
+    support.answer_in_db(learner, scene.quiz, 8, wrong={1, 2, 5})
+    support.answer_in_db(learner, scene.other_quiz, 8, wrong={4})
+    scene.go("/attempts/")
+    expect(scene.page.locator(".score-bars__item")).to_have_count(2)
+    expect(scene.page.locator(".chart__line")).to_have_count(0)
+
+
 def _due_for_review(scene: Scene) -> None:
     support.answer_in_db(scene.signed_in(), scene.quiz, 8, wrong={2, 4, 5})
     ReviewCard.objects.update(due=timezone.now())
@@ -246,6 +256,7 @@ PAGE_TYPES: dict[str, Callable[[Scene], None]] = {
     "feedback": _feedback,
     "result": _result,
     "history": _history,
+    "history-few": _history_few,
     "history-empty": _history_empty,
     "review": _review,
     "review-feedback": _review_feedback,

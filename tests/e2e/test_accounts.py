@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
@@ -89,3 +90,29 @@ def test_a_learner_reports_a_problem_in_place_from_the_feedback(page: Page, sign
     assert support.same_document(page)
     report = QuestionReport.objects.get()
     assert (report.user, report.reason, report.text) == (signed_in, "unclear", "<b>Which GPU?</b>")
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_a_new_learner_is_welcomed_with_links_to_the_catalog_review_and_profile(
+    page: Page, seeded, axe_source, screenshots_dir, lang
+):
+    page.set_viewport_size(support.PHONE)
+    page.goto(f"/{lang}/accounts/signup/")
+    page.locator("#id_username").fill("yusuf")
+    page.locator("#id_password1").fill("a-long-test-passphrase-42")
+    page.locator("#id_password2").fill("a-long-test-passphrase-42")
+    page.locator("form.form button[type=submit]").click()
+
+    welcome = page.locator(".messages .message--success")
+    expect(welcome).to_contain_text("yusuf")
+    expect(welcome.get_by_role("link")).to_have_count(3)
+    hrefs = welcome.get_by_role("link").evaluate_all("links => links.map(a => a.pathname)")
+    assert hrefs == [f"/{lang}/", f"/{lang}/review/", f"/{lang}/accounts/profile/"]
+    support.assert_accessible(page, axe_source, f"the welcome ({lang})")
+    support.screenshot(page, screenshots_dir, f"welcome-{lang}-phone")
+    page.set_viewport_size(support.DESKTOP)
+    support.screenshot(page, screenshots_dir, f"welcome-{lang}-desktop")
+
+    welcome.get_by_role("link").nth(1).click()
+    expect(page).to_have_url(re.compile(rf"/{lang}/review/$"))
+    expect(page.locator(".messages .message--success")).to_have_count(0)  # once only

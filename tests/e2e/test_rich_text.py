@@ -17,8 +17,10 @@ WIDE = "total_bytes = " + " + ".join(
 )
 
 PROMPT = {
-    "en": "Which call keeps $O(\\sqrt{N})$ activations?\n\n```python\n{wide}\n```",
-    "ar": "أيّ استدعاء يُبقي $O(\\sqrt{N})$ من التنشيطات؟\n\n```python\n{wide}\n```",
+    "en": "Which call keeps $O(\\sqrt{N})$ activations?\n\n```python\n{wide}\n```\n\n"
+    "Assume **no** offloading.",
+    "ar": "أيّ استدعاء يُبقي $O(\\sqrt{N})$ من التنشيطات؟\n\n```python\n{wide}\n```\n\n"
+    "افترض أنه **لا** تفريغ.",
 }
 EXPLANATION = {
     "en": (
@@ -50,6 +52,10 @@ def rich_quiz(transactional_db):
     return quiz
 
 
+def _described_by(page: Page, selector: str) -> list[str]:
+    return (page.locator(selector).get_attribute("aria-describedby") or "").split()
+
+
 def _direction(page: Page, selector: str) -> str:
     return page.locator(selector).first.evaluate("e => getComputedStyle(e).direction")
 
@@ -73,17 +79,33 @@ def test_a_step_with_code_and_math_is_accessible_and_within_the_policy(
     attempt = support.answer_in_db(learner, rich_quiz, 0)
     page.goto(f"/{lang}/attempts/{attempt.pk}/questions/1/")
 
+    # The first paragraph (with its math) heads the question; the code is its body, as text.
     prompt = page.locator("#question-heading")
     expect(prompt.locator("math").first).to_be_visible()
     expect(prompt.locator("annotation")).to_be_hidden()  # the TeX is for assistive tech
-    code = prompt.locator("pre.code")
+    expect(prompt.locator("pre.code")).to_have_count(0)
+    heading_size = prompt.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    code = page.locator("#question-body pre.code")
+    assert code.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") < heading_size
+    assert code.evaluate("e => getComputedStyle(e).fontWeight") == "400"
+    # Text after the code reads as text, not as the heading.
+    after = page.locator("#question-body > p")
+    expect(after).to_have_count(1)
+    assert after.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") < heading_size
+    assert after.evaluate("e => getComputedStyle(e).fontWeight") == "400"
+    assert _described_by(page, "fieldset.question__fieldset") == ["question-body", "progress-label"]
+    assert _described_by(page, "#question-heading") == ["question-body"]
+    for variant, viewport in (("desktop", support.DESKTOP), ("phone", support.PHONE)):
+        page.set_viewport_size(viewport)
+        support.screenshot(page, screenshots_dir, f"rich-text-question-{lang}-{scheme}-{variant}")
+    page.set_viewport_size(support.DESKTOP)
     expect(code).to_be_visible()
     # Wide code scrolls inside its box, which the keyboard can reach and scroll.
     assert code.evaluate("e => e.scrollWidth > e.clientWidth")
     code.focus()
     assert code.evaluate("e => document.activeElement === e")
     page.keyboard.press("ArrowRight" if lang == "en" else "ArrowLeft")
-    assert _direction(page, "#question-heading pre.code") == "ltr"
+    assert _direction(page, "#question-body pre.code") == "ltr"
     assert _direction(page, "#question-heading .math") == "ltr"
     assert _direction(page, "html") == ("rtl" if lang == "ar" else "ltr")
     support.assert_accessible(page, axe_source, f"a question with code and math ({lang})")

@@ -222,3 +222,30 @@ def test_item_analysis_is_refused_without_the_right_permissions(
 
 def test_item_analysis_of_an_unknown_quiz_is_not_found(instructor_client, db):
     assert instructor_client.get("/en/admin/quizzes/quiz/999999/item-analysis/").status_code == 404
+
+
+def test_prompts_and_choices_are_rendered_as_learners_read_them_not_as_markdown(
+    instructor_client, analysed_quiz
+):
+    from quizzes.models import Choice, Question
+
+    question = analysed_quiz.questions.get(position=1)
+    Question.objects.filter(pk=question.pk).update(
+        prompt_en="What does **this** print?\n\n```python\nprint(2 + 3)\n```\n\n<script>x</script>",
+        prompt_ar="ماذا **يطبع** هذا؟",
+    )
+    Choice.objects.filter(pk=question.choices.get(position=1).pk).update(
+        text_en="`8`, since $2^3$", text_ar="`8`"
+    )
+
+    page = instructor_client.get(_url(analysed_quiz)).content.decode()
+
+    assert "What does <strong>this</strong> print?" in page
+    assert '<pre class="code" dir="ltr"' in page and "**this**" not in page
+    assert "<script>x" not in page and "&lt;script&gt;x" in page  # shown as text, as to learners
+    assert '<code dir="ltr">8</code>, since <span class="math" dir="ltr"><math' in page
+    # The number links to the question, named for what it does (a link may not hold code).
+    edit = f'/en/admin/quizzes/question/{question.pk}/change/" aria-label="Edit question 1">1</a>'
+    assert edit in page
+    arabic = instructor_client.get(_url(analysed_quiz).replace("/en/", "/ar/")).content.decode()
+    assert "ماذا <strong>يطبع</strong> هذا؟" in arabic

@@ -73,6 +73,16 @@ def _ticked(question: Question, positions: list[int]) -> list[Choice]:
         ("7.", D(7)),
         ("\u200f١٢\u200e", D(12)),  # bidi marks an Arabic keyboard leaves around the digits
         ("0016", D(16)),
+        # A decimal comma, where it cannot be a thousands separator.
+        ("1,41", D("1.41")),
+        ("1,5", D("1.5")),
+        ("-1,5", D("-1.5")),
+        ("\u2212١,٥", D("-1.5")),
+        ("1,4142", D("1.4142")),
+        ("0,500", D("0.5")),
+        (",5", D("0.5")),
+        ("1.41", D("1.41")),
+        ("١٫٤١", D("1.41")),
     ],
 )
 def test_a_number_is_read_in_western_or_arabic_indic_digits(typed, number):
@@ -85,8 +95,8 @@ def test_a_number_is_read_in_western_or_arabic_indic_digits(typed, number):
         "",
         "   ",
         "abc",
-        "1,5",
-        "1٬000",
+        ",",
+        "1.5,2",
         "+3",
         "1e3",
         "--1",
@@ -110,6 +120,13 @@ def test_anything_else_is_refused_with_a_message(typed):
     with pytest.raises(NumberError) as refused:
         parse_number(typed)
     assert str(refused.value.message)
+
+
+@pytest.mark.parametrize("typed", ["1,000", "12,345", "-1,000", "1,000,000", "1,000.5", "1٬000"])
+def test_a_comma_that_may_separate_thousands_is_refused_with_the_reason(typed):
+    with pytest.raises(NumberError) as refused:
+        parse_number(typed)
+    assert "thousands" in str(refused.value.message)
 
 
 def test_a_number_too_long_to_keep_is_refused_not_rounded():

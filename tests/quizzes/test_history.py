@@ -34,7 +34,42 @@ def test_history_lists_every_attempt_newest_first_with_best_and_latest(learner_c
     assert "In progress" in rows and "Finished" in rows
     by_quiz = page.split("By quiz")[1].split("All attempts")[0]
     assert "3 / 4" in by_quiz and "1 / 4" in by_quiz  # best, latest
-    assert "<svg" in page and page.count('class="chart__dot"') == 2
+    assert page.count('class="score-bars__item"') == 2  # two attempts: bars, not a line
+
+
+def _chart(page: str) -> str:
+    return page.split('<figure class="chart', 1)[1].split("</figure>", 1)[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+@pytest.mark.parametrize("count", [1, 2])
+def test_fewer_than_three_attempts_show_as_bars_with_their_scores_not_a_line(
+    learner_client, learner, lang, count
+):
+    quiz = make_quiz(questions=4, title_en="Pipelines", title_ar="الأنابيب")
+    attempts = [finish(learner, quiz, right=right) for right in (1, 3)[:count]]
+
+    chart = _chart(learner_client.get(f"/{lang}/attempts/").content.decode())
+
+    assert "chart__line" not in chart and "chart__dot" not in chart
+    assert chart.count('class="score-bars__item"') == count
+    fills = [f'<rect class="score-bars__fill" width="{a.percent}"' for a in attempts]
+    assert [chart.index(fill) for fill in fills] == sorted(chart.index(fill) for fill in fills)
+    score = "{} / 4" if lang == "en" else "{} من 4"
+    for attempt in attempts:
+        assert score.format(int(attempt.score)) in chart
+    assert ("Pipelines" if lang == "en" else "الأنابيب") in chart
+
+
+def test_three_attempts_draw_the_line_chart(learner_client, learner):
+    quiz = make_quiz(questions=4)
+    for right in (1, 2, 4):
+        finish(learner, quiz, right=right)
+
+    chart = _chart(learner_client.get("/en/attempts/").content.decode())
+
+    assert chart.count('class="chart__dot"') == 3 and 'class="chart__line"' in chart
+    assert "score-bars" not in chart
 
 
 def test_a_learner_sees_only_their_own_attempts(learner_client, learner, other_learner):

@@ -159,7 +159,46 @@ def test_arabic_indic_digits_answer_a_number_and_finish_the_attempt(learner_clie
     assert attempt.is_finished and attempt.score == 4 and attempt.total == 4
 
 
-@pytest.mark.parametrize("typed", ["sixteen", "16,2", "1e1", "", "+16", "16 bytes"])
+@pytest.mark.parametrize("typed", ["16,2", "١٦,٢"])
+def test_a_number_with_a_decimal_comma_answers_and_finishes_the_attempt(
+    learner_client, attempt, mixed, typed
+):
+    _to_the_number(learner_client, attempt, mixed)
+
+    response = learner_client.post(url(attempt, 4), {"number": typed}, **HX)
+
+    answer = Answer.objects.get(attempt=attempt, question=question(mixed, 4))
+    assert response.status_code == 200
+    assert answer.number == Decimal("16.2") and answer.is_correct
+
+
+def test_a_comma_before_three_digits_is_refused_with_why_and_what_to_type(
+    learner_client, attempt, mixed
+):
+    _to_the_number(learner_client, attempt, mixed)
+
+    response = learner_client.post(url(attempt, 4), {"number": "1,000"}, **HX)
+
+    page = response.content.decode()
+    assert response.status_code == 422
+    assert "may separate thousands or decimals" in page and "such as 1000" in page
+    assert 'aria-invalid="true"' in page
+    assert attempt.answers.count() == 3
+
+
+def test_the_hint_under_a_number_says_a_point_or_a_comma_and_no_thousands_separators(
+    learner_client, attempt, mixed
+):
+    _to_the_number(learner_client, attempt, mixed)
+
+    page = learner_client.get(url(attempt, 4)).content.decode()
+
+    hint = re.search(r'<p class="field__hint" id="number-hint">(.*?)</p>', page)[1]
+    assert "a point or a comma before decimals" in hint and "1,41" in hint
+    assert "No thousands separators" in hint
+
+
+@pytest.mark.parametrize("typed", ["sixteen", "16.2.1", "1e1", "", "+16", "16 bytes"])
 def test_a_number_the_site_cannot_read_is_a_422_with_a_clear_message_and_records_nothing(
     learner_client, attempt, mixed, typed
 ):

@@ -396,34 +396,101 @@ def heading(html: str) -> tuple[str, dict[str, str | None], tuple[str, ...]]:
     return next(found for found in nesting(html) if found[1].get("id") == "question-heading")
 
 
-@pytest.mark.django_db
-def test_a_prompt_with_code_heads_its_step_without_blocks_inside_a_heading_or_legend(
-    learner_client,
-):
+def _step_pages(client, prompt_en: str, prompt_ar: str = "") -> list[str]:
+    """A one-question quiz with this prompt: its question step and its feedback."""
     quiz = make_quiz(questions=1)
     question = quiz.questions.get()
-    Question.objects.filter(pk=question.pk).update(
-        prompt_en="What does this print?\n\n```python\nprint(2 ** 3)\n```", prompt_ar=""
-    )
+    Question.objects.filter(pk=question.pk).update(prompt_en=prompt_en, prompt_ar=prompt_ar)
     content_changed(quiz=quiz)
-    learner_client.post(f"/en/quizzes/{quiz.slug}/start/")
+    client.post(f"/en/quizzes/{quiz.slug}/start/")
     url = f"/en/attempts/{quiz.attempts.get().pk}/questions/1/"
-
-    pages = [
-        learner_client.get(url).content.decode(),
-        learner_client.post(
+    return [
+        client.get(url).content.decode(),
+        client.post(
             url,
             {"choice": question.choices.first().pk, "question": question.pk},
             HTTP_HX_REQUEST="true",
         ).content.decode(),  # the feedback
     ]
+
+
+def _element(html: str, element_id: str) -> str:
+    """The inner HTML of the (non-nesting) element with this id."""
+    found = re.search(rf'<(\w+)[^>]* id="{element_id}"[^>]*>(.*?)</\1>', html, re.S)
+    assert found, element_id
+    return found[2]
+
+
+@pytest.mark.django_db
+def test_a_prompt_with_code_is_headed_by_its_first_paragraph_and_the_code_is_body_text(
+    learner_client,
+):
+    pages = _step_pages(
+        learner_client,
+        "What does this print?\n\n```python\nprint(2 ** 3)\n```\n\nAnswer in **bytes**.",
+    )
     for page in pages:
-        assert '<pre class="code"' in page
         assert blocks_in_phrasing_only_places(page) == []
-        tag, attrs, _ = heading(page)
-        assert (tag, attrs["role"], attrs["aria-level"]) == ("div", "heading", "2")
-    fieldset = next(attrs for tag, attrs, _ in nesting(pages[0]) if tag == "fieldset")
-    assert fieldset["aria-labelledby"] == "question-heading"  # it has no legend
+        tag, attrs, ancestors = heading(page)
+        assert tag == "h2" and "role" not in attrs
+        assert _element(page, "question-heading") == "What does this print?"
+        assert attrs["aria-describedby"] == "question-body"
+        body = page.split('id="question-body">', 1)[1]
+        assert body.index('<pre class="code"') < body.index("Answer in <strong>bytes</strong>")
+        assert "<h2" not in body.split("</div>", 1)[0]
+    question_page = pages[0]
+    assert heading(question_page)[2][-2:] == ("fieldset", "legend")
+    fieldset = next(attrs for tag, attrs, _ in nesting(question_page) if tag == "fieldset")
+    assert fieldset["aria-describedby"] == "question-body progress-label"
+    assert "aria-labelledby" not in fieldset  # named by its legend
+    body_ancestors = next(
+        a for t, at, a in nesting(question_page) if at.get("id") == "question-body"
+    )
+    assert "fieldset" in body_ancestors and "legend" not in body_ancestors
+
+
+@pytest.mark.django_db
+def test_several_paragraphs_head_the_step_with_the_first_and_read_the_rest_as_text(
+    learner_client,
+):
+    page = _step_pages(learner_client, "Which is right?\n\nThink of $N$ GPUs.\n\nOne more.")[0]
+
+    assert _element(page, "question-heading") == "Which is right?"
+    body = page.split('id="question-body">', 1)[1].split("</fieldset>", 1)[0]
+    assert "<p>Think of" in body and "<p>One more.</p>" in body
+
+
+@pytest.mark.django_db
+def test_a_prompt_that_opens_with_code_is_named_for_screen_readers_and_shows_the_code_as_body(
+    learner_client,
+):
+    page = _step_pages(learner_client, "```python\nprint(1)\n```\n\nWhat does it print?")[0]
+
+    tag, attrs, _ = heading(page)
+    assert tag == "h2" and "visually-hidden" in attrs["class"]
+    assert _element(page, "question-heading") == "Question 1 of 1"  # the step names it
+    body = page.split('id="question-body">', 1)[1]
+    assert body.index('<pre class="code"') < body.index("<p>What does it print?</p>")
+    assert blocks_in_phrasing_only_places(page) == []
+
+
+@pytest.mark.django_db
+def test_a_prompt_in_a_fallback_language_keeps_its_language_on_heading_and_body(learner_client):
+    learner_client.post("/i18n/setlang/", {"language": "ar", "next": "/ar/"})
+    quiz = make_quiz(questions=1)
+    question = quiz.questions.get()
+    Question.objects.filter(pk=question.pk).update(
+        prompt_en="What does this print?\n\n```python\nprint(1)\n```", prompt_ar=""
+    )
+    content_changed(quiz=quiz)
+    learner_client.post(f"/ar/quizzes/{quiz.slug}/start/")
+    page = learner_client.get(f"/ar/attempts/{quiz.attempts.get().pk}/questions/1/")
+    page = page.content.decode()
+
+    assert _element(page, "question-heading") == (
+        '<span lang="en" dir="ltr">What does this print?</span>'
+    )
+    assert 'id="question-body"><div lang="en" dir="ltr"><pre class="code"' in page
 
 
 @pytest.mark.django_db
