@@ -6,7 +6,9 @@ The forms and their rules are in `quizzes.instructors.forms`, the pages beyond e
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import Count, OuterRef, Subquery
 from django.urls import reverse
 from django.utils.html import format_html
@@ -55,6 +57,8 @@ class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
     model = Choice
     form = InlineRowForm
     formset = ChoiceInlineFormSet
+    # A choice's text is Markdown, code and line breaks included: a box of several lines.
+    formfield_overrides = {models.CharField: {"widget": forms.Textarea(attrs={"rows": 2})}}
     fields = [
         ("position", "is_correct", "fraction"),
         ("text_en", "text_ar"),

@@ -333,3 +333,10 @@ def test_the_add_page_offers_new_choices_with_no_weight_typed(admin_client):
     page = admin_client.get("/en/admin/quizzes/question/add/").content.decode()
     empty_weight = re.search(r'<input[^>]*name="choices-__prefix__-fraction"[^>]*>', page)[0]
     assert "value=" not in empty_weight
+
+
+def test_a_choices_text_is_a_box_of_several_lines_in_both_languages(admin_client, quiz):
+    question = quiz.questions.first()
+    page = admin_client.get(f"/en/admin/quizzes/question/{question.pk}/change/").content.decode()
+    for language in ("en", "ar"):
+        assert re.search(rf'<textarea name="choices-0-text_{language}"[^>]*rows="2"', page)
