@@ -88,6 +88,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    # A quiz's questions with their choices on one admin page (quizzes/admin.py).
+    "nested_admin",
     "django_htmx",
     "axes",
     "accounts",

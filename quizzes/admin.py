@@ -16,6 +16,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
+from nested_admin import NestedModelAdminMixin, NestedStackedInlineMixin, NestedTabularInlineMixin
 
 from .instructors import exports
 from .instructors.deletion import KeepsLastQuestionOfPublishedQuizMixin
@@ -53,7 +54,7 @@ def open_reports_url(**filters) -> str:
     return f"{reverse('admin:quizzes_questionreport_changelist')}?status=open{query}"
 
 
-class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
+class ChoiceInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
     model = Choice
     form = InlineRowForm
     formset = ChoiceInlineFormSet
@@ -68,7 +69,9 @@ class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
     ordering = ["position"]
 
 
-class NumericalAnswerInline(BilingualFieldsMixin, TranslationStackedInline):
+class NumericalAnswerInline(
+    BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline
+):
     """A numerical question's accepted numbers: a value, give or take a tolerance (a range
     from 100 to 120 is 110 ± 10), each worth a share of the mark."""
 
@@ -80,10 +83,15 @@ class NumericalAnswerInline(BilingualFieldsMixin, TranslationStackedInline):
     ordering = ["position"]
 
 
-class QuestionInline(BilingualFieldsMixin, TranslationStackedInline):
+class QuestionInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
+    """A quiz's questions on its own page, each with its choices or accepted numbers nested
+    (django-nested-admin): the whole quiz is one page and one save. Questions and choices
+    move by dragging their heading, or by typing positions (the keyboard's way)."""
+
     model = Question
     form = InlineRowForm
     formset = QuestionInlineFormSet
+    inlines = [ChoiceInline, NumericalAnswerInline]
     fields = [
         ("position", "kind"),
         ("prompt_en", "prompt_ar"),
@@ -111,7 +119,7 @@ class GuideQuizInline(admin.TabularInline):
         return False
 
 
-class QuizOverrideInline(admin.TabularInline):
+class QuizOverrideInline(NestedTabularInlineMixin, admin.TabularInline):
     """Per-learner extra time and attempts, from that learner's next start."""
 
     model = QuizOverride
@@ -133,7 +141,11 @@ class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmi
 
 @admin.register(Quiz)
 class QuizAdmin(
-    InstructorToolsMixin, MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin
+    InstructorToolsMixin,
+    MovesContentVersionMixin,
+    BilingualFieldsMixin,
+    NestedModelAdminMixin,
+    TranslationAdmin,
 ):
     form = QuizForm
     list_display = [
@@ -256,6 +268,7 @@ class QuestionAdmin(
     QuestionPreviewMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,
+    NestedModelAdminMixin,
     TranslationAdmin,
 ):
     form = QuestionForm

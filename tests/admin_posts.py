@@ -5,8 +5,14 @@ from __future__ import annotations
 import re
 
 
+# Inlines nested in each row of an inline (the quiz's page: a question's choices and numbers).
+NESTED = {"questions": ("choices", "numerical_answers")}
+
+
 def inline(prefix: str, rows: list[dict], initial: int = 0) -> dict:
-    """An inline formset's management form and rows, as the admin page posts them."""
+    """An inline formset's management form and rows, as the admin page posts them. A row's
+    nested inlines are posted empty unless the row holds their keys ("choices-0-text_en",
+    "choices-TOTAL_FORMS", …)."""
     data = {
         f"{prefix}-TOTAL_FORMS": str(len(rows)),
         f"{prefix}-INITIAL_FORMS": str(initial),
@@ -16,6 +22,9 @@ def inline(prefix: str, rows: list[dict], initial: int = 0) -> dict:
     for index, row in enumerate(rows):
         for key, value in row.items():
             data[f"{prefix}-{index}-{key}"] = value
+        for child in NESTED.get(prefix, ()):
+            if not any(key.startswith(f"{child}-") for key in row):
+                data |= inline(f"{prefix}-{index}-{child}", [])
     return data
 
 

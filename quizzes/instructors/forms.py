@@ -7,9 +7,12 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
+from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from ..models import (
+    Choice,
+    NumericalAnswer,
     Question,
     QuizOverride,
     equal_weights,
@@ -44,7 +47,11 @@ class BilingualFieldsMixin:
                 field.widget.attrs.update({"lang": "en", "dir": "ltr"})
             if language in {"ar", "en"} and base in TEXTAREA_ROWS:
                 field.widget.attrs["rows"] = TEXTAREA_ROWS[base]
-            if db_field.name in LONG_TEXTS or (language in {"ar", "en"} and base in LONG_TEXTS):
+            long_text = db_field.name in LONG_TEXTS or (
+                language in {"ar", "en"} and base in LONG_TEXTS
+            )
+            # (A quiz's `feedback` is its mode, a choice of two, not a text.)
+            if long_text and isinstance(db_field, models.TextField):
                 field.validators.append(MaxLengthValidator(TEXT_MAX_LENGTH))
                 field.widget.attrs["maxlength"] = str(TEXT_MAX_LENGTH)
         return field
@@ -89,6 +96,10 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
         if any(self.errors):
             return
         forms = live_forms(self)
+        if not forms and self.is_nested:
+            # A question on the quiz's page whose choices are not edited there: a draft may
+            # have none yet, and publishing checks them (QuestionInlineFormSet).
+            return
         kind = getattr(self.instance, "kind", Question.Kind.SINGLE)
         marks = [bool(form.cleaned_data.get("is_correct")) for form in forms]
         typed = [form.cleaned_data.get("fraction") for form in forms]
@@ -124,6 +135,8 @@ class NumericalAnswerInlineFormSet(ReorderableInlineFormSet):
         if any(self.errors):
             return
         forms = live_forms(self)
+        if not forms and self.is_nested:
+            return  # as for choices: publishing checks them
         if getattr(self.instance, "kind", None) != Question.Kind.NUMERICAL:
             if forms:
                 raise ValidationError(
@@ -160,10 +173,14 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
         problems = []
         for form in forms:
             question = form.instance
-            choices = list(question.choices.all()) if question.pk else []
+            nested = _nested_rows(form)
+            if nested is None:
+                continue  # its choices' own errors are shown beside it
+            choices = nested.get(Choice, list(question.choices.all()) if question.pk else [])
             try:
                 if question.kind == Question.Kind.NUMERICAL:
-                    numbers = question.numerical_answers.all() if question.pk else []
+                    stored = question.numerical_answers.all() if question.pk else []
+                    numbers = nested.get(NumericalAnswer, stored)
                     validate_numerical_answers([(n.position, n.fraction) for n in numbers])
                 validate_choice_set(
                     [(c.position, c.is_correct, c.fraction) for c in choices], kind=question.kind
@@ -179,6 +196,20 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
         if problems:
             problems.insert(0, _("Unpublish the quiz, or complete these questions' choices first."))
             raise ValidationError(problems)
+
+
+def _nested_rows(form) -> dict[type, list] | None:
+    """The rows a question's form will store in its nested inlines (the quiz's page edits
+    choices and accepted numbers with their question), by model; None if one of them has
+    errors. A form without nested inlines has none."""
+    rows: dict[type, list] = {}
+    for formset in getattr(form, "nested_formsets", []):
+        if not formset.is_valid():
+            return None
+        # And those stored that the page did not show (saved since it was opened).
+        unseen = list(formset.rows_stored_unseen())
+        rows[formset.model] = [row.instance for row in live_forms(formset)] + unseen
+    return rows
 
 
 class QuestionForm(forms.ModelForm):

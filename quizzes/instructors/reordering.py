@@ -11,6 +11,7 @@ from django import forms
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.forms.models import BaseInlineFormSet
 from django.utils.translation import gettext_lazy as _
+from nested_admin.formsets import NestedInlineFormSetMixin
 
 
 def live_forms(formset):
@@ -69,7 +70,7 @@ class InlineRowForm(forms.ModelForm):
             self.add_error(None, error)
 
 
-class ReorderableInlineFormSet(BaseInlineFormSet):
+class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
     """Rows may trade positions (and choices the correct mark) in one save.
 
     `clean` refuses a position (or a correct mark) that another instructor took since the
@@ -82,7 +83,7 @@ class ReorderableInlineFormSet(BaseInlineFormSet):
     # What to tell an instructor whose page missed a row stored since it was opened.
     stale_message = ""
 
-    def _rows_stored_unseen(self):
+    def rows_stored_unseen(self):
         """Rows of this parent saved since the page was opened: not among its forms."""
         if self.instance.pk is None:
             return self.model._default_manager.none()
@@ -104,7 +105,7 @@ class ReorderableInlineFormSet(BaseInlineFormSet):
         if not unplaced:
             return
         placed = [form.cleaned_data["position"] for form in forms if form not in unplaced]
-        stored = self._rows_stored_unseen().values_list("position", flat=True)
+        stored = self.rows_stored_unseen().values_list("position", flat=True)
         after = max([0, *placed, *stored])
         for offset, form in enumerate(unplaced, start=1):
             form.cleaned_data["position"] = form.instance.position = after + offset
@@ -114,7 +115,7 @@ class ReorderableInlineFormSet(BaseInlineFormSet):
         super().clean()
         if any(self.errors):
             return
-        unseen = self._rows_stored_unseen()
+        unseen = self.rows_stored_unseen()
         forms = live_forms(self)
         taken = set(unseen.values_list("position", flat=True))
         stale = any(form.cleaned_data.get("position") in taken for form in forms)
@@ -125,10 +126,10 @@ class ReorderableInlineFormSet(BaseInlineFormSet):
         if stale:
             raise ValidationError(self.stale_message)
 
-    def save_existing_objects(self, commit: bool = True):
+    def save(self, commit: bool = True):
         if commit:
             self._park_moving_rows()
-        return super().save_existing_objects(commit)
+        return super().save(commit)
 
     def _park_moving_rows(self) -> None:
         moving = [

@@ -340,3 +340,63 @@ def test_a_choices_text_is_a_box_of_several_lines_in_both_languages(admin_client
     page = admin_client.get(f"/en/admin/quizzes/question/{question.pk}/change/").content.decode()
     for language in ("en", "ar"):
         assert re.search(rf'<textarea name="choices-0-text_{language}"[^>]*rows="2"', page)
+
+
+def _quiz_page_post(quiz, questions: list[dict]) -> dict:
+    return (
+        {
+            "title_en": quiz.title_en,
+            "slug": quiz.slug,
+            "difficulty": quiz.difficulty,
+            "guide": str(quiz.guide_id),
+            "feedback": quiz.feedback,
+        }
+        | inline("overrides", [])
+        | inline("questions", questions)
+    )
+
+
+def test_a_quiz_page_saves_new_questions_with_their_choices_and_numbers_in_one_go(admin_client):
+    quiz = make_quiz(questions=0, is_published=False)
+    choices = [
+        {"text_en": text, "position": "", "fraction": ""} | ({"is_correct": "on"} if right else {})
+        for text, right in [("Optimizer states", True), ("Activations", False)]
+    ]
+    questions = [
+        {"kind": "single", "prompt_en": "What does ZeRO-1 shard?", "explanation_en": "States."}
+        | inline("choices", choices),
+        {"kind": "numerical", "prompt_en": "Bytes in fp16?", "explanation_en": "Two."}
+        | inline(
+            "numerical_answers", [{"value": "2", "position": "", "fraction": "1", "tolerance": "0"}]
+        ),
+    ]
+
+    response = admin_client.post(
+        f"/en/admin/quizzes/quiz/{quiz.pk}/change/", _quiz_page_post(quiz, questions)
+    )
+
+    assert response.status_code == 302, response.content.decode()[:3000]
+    single, numerical = quiz.questions.order_by("position")
+    assert [(c.text_en, c.fraction) for c in single.choices.order_by("position")] == [
+        ("Optimizer states", Decimal(1)),
+        ("Activations", Decimal(0)),
+    ]
+    assert [(n.value, n.fraction) for n in numerical.numerical_answers.all()] == [(2, 1)]
+
+
+def test_a_quiz_pages_question_with_two_correct_choices_is_refused_beside_it(admin_client):
+    quiz = make_quiz(questions=0, is_published=False)
+    choices = [{"text_en": text, "is_correct": "on"} for text in ("One", "Two")]
+    question = {"kind": "single", "prompt_en": "Which?", "explanation_en": "."} | inline(
+        "choices", choices
+    )
+
+    response = admin_client.post(
+        f"/en/admin/quizzes/quiz/{quiz.pk}/change/", _quiz_page_post(quiz, [question])
+    )
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    group = page.split('id="questions-0-choices-group"')[1].split("djn-items")[0]
+    assert "Only one choice may be marked correct; choices 1, 2 are." in group
+    assert not quiz.questions.exists()

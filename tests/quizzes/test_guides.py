@@ -128,6 +128,9 @@ def test_an_instructor_sets_a_quizs_position_in_its_guide(instructor_client, gui
     assert 'name="guide_position"' in page
     questions = {"questions-TOTAL_FORMS": "3", "questions-INITIAL_FORMS": "3"}
     for index, question in enumerate(quiz.questions.order_by("position")):
+        # Its choices and numbers, as the page nests them: none edited here.
+        questions |= inline(f"questions-{index}-choices", [])
+        questions |= inline(f"questions-{index}-numerical_answers", [])
         questions[f"questions-{index}-id"] = str(question.pk)
         questions[f"questions-{index}-quiz"] = str(quiz.pk)
         questions[f"questions-{index}-position"] = str(question.position)
