@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-
 # Inlines nested in each row of an inline (the quiz's page: a question's choices and numbers).
 NESTED = {"questions": ("choices", "numerical_answers")}
 
