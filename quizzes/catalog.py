@@ -23,7 +23,20 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, IntegerField, OrderBy, OuterRef, Subquery
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OrderBy,
+    OuterRef,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import StrIndex
+from django.db.models.lookups import LessThan
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -38,7 +51,7 @@ from .models import (
     catalog_title,
     progress_of_attempts,
 )
-from .search import search_words
+from .search import search_title_end, search_token, search_words
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -106,8 +119,9 @@ def catalog_quizzes(
     """Published quizzes matching a search (every word, in either language) and filters;
     the learner's own filters (progress, mastery) only for a signed-in learner."""
     quizzes: QuizQuerySet = Quiz.objects.published()
-    for word in search_words(query):
-        quizzes = quizzes.filter(search_text__contains=word)
+    words = search_words(query)
+    for word in words:
+        quizzes = quizzes.filter(search_text__contains=search_token(word))
     if difficulty:
         quizzes = quizzes.filter(difficulty=difficulty)
     if guide:
@@ -132,6 +146,21 @@ def catalog_quizzes(
             quizzes = quizzes.filter(
                 pk__in=[pk for pk, level in levels.items() if level == mastery]
             )
+    if words:
+        # Quizzes with more of the words in their titles first: a word's first token lies
+        # before the end of the titles' tokens.
+        title_end = StrIndex("search_text", Value(search_title_end()))
+        title_hits = [
+            Case(
+                When(
+                    LessThan(StrIndex("search_text", Value(search_token(word))), title_end), then=1
+                ),
+                default=0,
+            )
+            for word in words
+        ]
+        quizzes = quizzes.alias(title_hits=sum(title_hits[1:], title_hits[0]))
+        return quizzes.order_by(F("title_hits").desc(), *_by_title())
     return quizzes.order_by(*_by_title())
 
 
@@ -273,7 +302,7 @@ def catalog_listing(
         def build() -> SharedPage:
             quizzes = catalog_quizzes(
                 user=AnonymousUser(),
-                query=" ".join(words),
+                query=query.q,
                 difficulty=query.difficulty,
                 guide=query.guide,
             )
