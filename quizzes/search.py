@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import snowballstemmer
 from django.conf import settings
@@ -64,7 +64,7 @@ def search_normalise(text: str) -> str:
 
 
 @functools.cache
-def _english() -> snowballstemmer.stemmer:
+def _english() -> Any:  # a Snowball stemmer (untyped)
     return snowballstemmer.stemmer("english")
 
 
