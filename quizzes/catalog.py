@@ -37,7 +37,7 @@ from django.db.models import (
 )
 from django.db.models.functions import StrIndex
 from django.db.models.lookups import LessThan
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from .content import catalog_generation
@@ -72,7 +72,7 @@ class Progress:
         ("", _("Any")),
         (NOT_STARTED, _("Not started")),
         (IN_PROGRESS, _("In progress")),
-        (FINISHED, _("Finished")),
+        (FINISHED, pgettext_lazy("a quiz, as a filter of the catalog", "Finished")),
     ]
 
 
