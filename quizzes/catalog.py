@@ -51,7 +51,13 @@ from .models import (
     catalog_title,
     progress_of_attempts,
 )
-from .search import search_title_end, search_token, search_words
+from .search import (
+    search_title_end,
+    search_token,
+    search_vocabulary,
+    search_words,
+    search_words_corrected,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -111,15 +117,18 @@ def catalog_quizzes(
     *,
     user: User | AnonymousUser,
     query: str = "",
+    words: list[str] | None = None,
     difficulty: str = "",
     guide: str = "",
     status: str = "",
     mastery: str = "",
 ) -> QuizQuerySet:
-    """Published quizzes matching a search (every word, in either language) and filters;
-    the learner's own filters (progress, mastery) only for a signed-in learner."""
+    """Published quizzes matching a search (every word, in either language; or `words`,
+    already stemmed) and filters; the learner's own filters (progress, mastery) only for a
+    signed-in learner."""
     quizzes: QuizQuerySet = Quiz.objects.published()
-    words = search_words(query)
+    if words is None:
+        words = search_words(query)
     for word in words:
         quizzes = quizzes.filter(search_text__contains=search_token(word))
     if difficulty:
@@ -238,6 +247,8 @@ class Listing:
     cards: list[CatalogCard]
     # The guide's name on each card (the catalog), or not (a guide's own page).
     show_guide: bool = True
+    # The search found nothing as typed; these are the quizzes of its closest spelling.
+    corrected: bool = False
 
     @property
     def page_range(self) -> Iterator[int | str]:
@@ -280,36 +291,58 @@ def _for_learner(
     return Listing(page=page, cards=cards, show_guide=show_guide)
 
 
+def search_vocabulary_kept() -> list[str]:
+    """The tokens of the published quizzes' search text, kept per catalog generation: read
+    only when a search finds nothing, to correct its typos."""
+
+    def build() -> list[str]:
+        texts = Quiz.objects.published().order_by().values_list("search_text", flat=True)
+        return search_vocabulary(texts.iterator(chunk_size=2000))
+
+    return _kept("vocabulary", (), build)
+
+
 def catalog_listing(
     *, user: User | AnonymousUser, page: str | None, query: CatalogQuery = CatalogQuery()
 ) -> Listing:
     """A page of the catalog for `user` under `query`: the shared part kept per catalog
     generation, except under the learner's own filters (progress, mastery), which only they
-    see."""
-    if user.is_authenticated and (query.status or query.mastery):
-        quizzes = catalog_quizzes(
-            user=user,
-            query=query.q,
-            difficulty=query.difficulty,
-            guide=query.guide,
-            status=query.status,
-            mastery=query.mastery,
-        )
-        shared = _page_of(quizzes, page=page or "")
-    else:
-        words = search_words(query.q)
+    see. A search that finds nothing is tried again with its typos corrected
+    (`Listing.corrected`)."""
+    words = search_words(query.q)
+
+    def shared_for(words: list[str]) -> SharedPage:
+        if user.is_authenticated and (query.status or query.mastery):
+            quizzes = catalog_quizzes(
+                user=user,
+                words=words,
+                difficulty=query.difficulty,
+                guide=query.guide,
+                status=query.status,
+                mastery=query.mastery,
+            )
+            return _page_of(quizzes, page=page or "")
 
         def build() -> SharedPage:
             quizzes = catalog_quizzes(
                 user=AnonymousUser(),
-                query=query.q,
+                words=words,
                 difficulty=query.difficulty,
                 guide=query.guide,
             )
             return _page_of(quizzes, page=page or "")
 
-        shared = _kept("page", (words, query.difficulty, query.guide, page or ""), build)
-    return _for_learner(shared, user=user)
+        return _kept("page", (words, query.difficulty, query.guide, page or ""), build)
+
+    shared = shared_for(words)
+    corrected = False
+    if not shared.count and words:
+        fixed = search_words_corrected(words, search_vocabulary_kept())
+        if fixed != words:
+            shared, corrected = shared_for(fixed), True
+    listing = _for_learner(shared, user=user)
+    listing.corrected = corrected
+    return listing
 
 
 def guide_listing(guide: Guide, *, user: User | AnonymousUser, page: str | None) -> Listing:

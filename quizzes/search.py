@@ -25,6 +25,8 @@ import snowballstemmer
 from django.conf import settings
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from django.db.models import QuerySet
 
     from .models import Quiz
@@ -132,6 +134,45 @@ def search_text_for(quiz: Quiz) -> str:
         for field in ("title", "description")
     )
     return f" {title} {_SEPARATOR} {description} "
+
+
+# Typos: a word of a search that finds nothing is replaced by the closest token of the
+# published quizzes' search text, by trigram similarity as PostgreSQL's pg_trgm defines it
+# (shared trigrams of the padded words over all their trigrams), computed here so that SQLite
+# and PostgreSQL give the same results.
+TYPO_SIMILARITY = 0.4
+TYPO_MIN_LENGTH = 4
+
+
+def _trigrams(word: str) -> set[str]:
+    padded = f"  {word} "
+    return {padded[at : at + 3] for at in range(len(padded) - 2)}
+
+
+def trigram_similarity(a: str, b: str) -> float:
+    """pg_trgm's `similarity(a, b)` for two words: 1 the same, 0 nothing in common."""
+    first, second = _trigrams(a), _trigrams(b)
+    return len(first & second) / len(first | second) if first and second else 0.0
+
+
+def search_vocabulary(texts: Iterable[str]) -> list[str]:
+    """Every token of the search texts `texts`, sorted."""
+    return sorted({token for text in texts for token in text.split()} - {_SEPARATOR})
+
+
+def search_words_corrected(words: list[str], vocabulary: list[str]) -> list[str]:
+    """`words` with each word that no token starts with (a typo, as "optimzer" or «التجزيئة»)
+    replaced by the most similar token, if one is similar enough; short words are kept."""
+    corrected = []
+    for word in words:
+        if len(word) < TYPO_MIN_LENGTH or any(token.startswith(word) for token in vocabulary):
+            corrected.append(word)
+            continue
+        scored = [(trigram_similarity(word, token), token) for token in vocabulary]
+        # The most similar, then the shortest (a stem before the words made from it).
+        best = max(scored, key=lambda pair: (pair[0], -len(pair[1]), pair[1]), default=None)
+        corrected.append(best[1] if best and best[0] >= TYPO_SIMILARITY else word)
+    return corrected
 
 
 def search_text_refresh(quizzes: QuerySet[Quiz] | None = None) -> int:

@@ -10,7 +10,13 @@ import pytest
 from django.core.management import call_command
 
 from quizzes.models import Quiz
-from quizzes.search import search_stem, search_text_refresh
+from quizzes.search import (
+    search_stem,
+    search_text_refresh,
+    search_words,
+    search_words_corrected,
+    trigram_similarity,
+)
 from tests.factories import make_guide, make_quiz
 
 pytestmark = pytest.mark.django_db
@@ -60,6 +66,49 @@ def _shown(client, lang: str, query: str) -> list[str]:
 )
 def test_a_learner_finds_the_seed_quiz_they_mean(client, seeded, lang, query, found):
     assert _shown(client, lang, query) == found
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("optimzer", [ZERO]),  # a letter left out
+        ("recomputaton", [ACTIVATION]),
+        ("checkpoitning", [ACTIVATION]),  # two letters swapped
+        ("التجزيئة", [ZERO]),  # a letter too many
+        ("التنشيطت", [ACTIVATION]),  # a letter left out
+        ("شاردينغ", []),  # nothing close enough
+        ("xylophone", []),
+    ],
+)
+def test_a_typo_finds_the_quiz_of_its_closest_spelling_and_says_so(
+    client, seeded, lang, query, found
+):
+    assert _shown(client, lang, query) == found
+    page = client.get(f"/{lang}/", {"q": query}).content.decode()
+    assert ("data-search-corrected" in page) == bool(found)
+
+
+def test_a_search_that_finds_something_as_typed_is_not_corrected(client, seeded):
+    page = client.get("/en/", {"q": "optimizer"}).content.decode()
+    assert "data-search-corrected" not in page
+
+
+def test_trigram_similarity_is_pg_trgms():
+    assert trigram_similarity("word", "word") == 1.0
+    # pg_trgm: similarity('optimz', 'optim') = 5 shared of 8 trigrams.
+    assert trigram_similarity("optimz", "optim") == 5 / 8
+    assert trigram_similarity("abc", "xyz") == 0.0
+
+
+def test_short_words_and_words_that_start_a_token_are_kept_as_typed():
+    vocabulary = ["optim", "optimizer", "shard"]
+    assert search_words_corrected(["opt", "shar", *search_words("optimzer")], vocabulary) == [
+        "opt",
+        "shar",
+        "optim",
+    ]
+    assert search_words_corrected(search_words("%"), vocabulary) == ["_"]
 
 
 @pytest.mark.parametrize(
