@@ -89,7 +89,7 @@ def test_grades_and_item_analysis_show_day_first_dates_and_signed_numbers_in_ord
 
 
 def test_learner_pages_show_day_first_dates_and_percentages_in_order_in_arabic(
-    page: Page, context, live_server, two_attempts, screenshots_dir
+    page: Page, context, live_server, two_attempts, screenshots_dir, time_machine
 ):
     _quiz, amina, attempts = two_attempts
     support.sign_in(context, live_server.url, amina)
@@ -122,3 +122,10 @@ def test_learner_pages_show_day_first_dates_and_percentages_in_order_in_arabic(
     page.goto("/ar/review/")
     expect(page.locator("main")).to_contain_text("2 ديسمبر 2026")
     support.screenshot(page, screenshots_dir, "formats-review-ar")
+
+    # Two days on both are due: the badge shows 2, its hidden label reads after its number.
+    time_machine.move_to(WHEN + dt.timedelta(days=2), tick=True)
+    page.goto("/ar/review/")
+    expect(page.locator("nav .count-badge")).to_have_text("2")
+    expect(page.locator("nav .count-badge + .visually-hidden")).to_have_text("سؤالان للمراجعة")
+    support.screenshot(page, screenshots_dir, "formats-review-due-ar")
