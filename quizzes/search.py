@@ -11,7 +11,13 @@ finds «نقاط الحفظ», «تجزئة» «التجزئة», "optimiser" "o
 its whole form. The match is a plain substring match (`LIKE '% stem%'`), the same on SQLite
 and PostgreSQL, which answers it from a trigram index (migration 0008) instead of reading
 every quiz. A quiz whose title holds a word is ranked above one that has it only in its
-description (`catalog.catalog_quizzes`).
+description (`catalog.catalog_quizzes`); a search that finds nothing is tried again with its
+typos corrected (`search_words_corrected`).
+
+PostgreSQL's own full-text search (its `arabic` and `english` configurations) is not used: its
+Snowball Arabic stemmer cuts words to near their roots, far beyond light stemming, and SQLite has
+nothing like it, so the two databases would find different quizzes for one query. The stems are
+made here, once, and both databases match the same tokens.
 """
 
 from __future__ import annotations
