@@ -15,9 +15,10 @@ description (`catalog.catalog_quizzes`); a search that finds nothing is tried ag
 typos corrected (`search_words_corrected`).
 
 PostgreSQL's own full-text search (its `arabic` and `english` configurations) is not used: its
-Snowball Arabic stemmer cuts words to near their roots, far beyond light stemming, and SQLite has
-nothing like it, so the two databases would find different quizzes for one query. The stems are
-made here, once, and both databases match the same tokens.
+parser, stop words and Snowball stemmers make other tokens than these (its Arabic stemmer leaves
+«والمعاملات» as «والمعاملا», with the و and the article), and SQLite has nothing like it, so the
+two databases would find different quizzes for one query. The stems are made here, once, and
+both databases match the same tokens.
 """
 
 from __future__ import annotations
