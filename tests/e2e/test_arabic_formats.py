@@ -74,6 +74,9 @@ def test_grades_and_item_analysis_show_day_first_dates_and_signed_numbers_in_ord
     assert drawn_left_to_right(page, table, "01/12/2026") == [True] * 4  # started, finished
     assert drawn_left_to_right(page, table, "75%") == [True]
     assert drawn_left_to_right(page, table, "88%") == [True]
+    # The mean, in the histogram's caption and the table's foot: (75 + 87.5) / 2.
+    means = drawn_left_to_right(page, "#content-main", "81%")
+    assert len(means) >= 2 and all(means)
     support.screenshot(page, screenshots_dir, "formats-grades-ar")
 
     page.goto(f"/ar/admin/quizzes/quiz/{quiz.pk}/item-analysis/")
