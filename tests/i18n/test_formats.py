@@ -30,3 +30,20 @@ def test_a_percentage_is_isolated_so_it_is_drawn_as_written_in_either_direction(
     for language in ("ar", "en"):
         with translation.override(language):
             assert template.render(Context({"x": 50})) == '<bdi dir="ltr">50%</bdi>'
+
+
+def test_an_arabic_date_field_reads_dates_day_first_and_refuses_month_first_ones():
+    from django import forms
+
+    class When(forms.Form):
+        day = forms.DateField()
+        moment = forms.DateTimeField()
+
+    with translation.override("ar"):
+        form = When({"day": "01/12/2026", "moment": "01/12/2026 17:34"})
+        assert form.is_valid(), form.errors
+        assert form.cleaned_data["day"] == dt.date(2026, 12, 1)
+        assert form.cleaned_data["moment"].date() == dt.date(2026, 12, 1)
+        assert When({"day": "2026-12-01", "moment": "2026-12-01 17:34"}).is_valid()
+        refused = When({"day": "12/31/2026", "moment": "12/31/2026 17:34"})
+        assert not refused.is_valid() and set(refused.errors) == {"day", "moment"}

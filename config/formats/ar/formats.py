@@ -14,6 +14,18 @@ MONTH_DAY_FORMAT = "j F"
 SHORT_DATE_FORMAT = "d/m/Y"
 SHORT_DATETIME_FORMAT = "d/m/Y، g:i A"
 FIRST_DAY_OF_WEEK = 6  # Saturday
+# What a date field reads: ISO first (what the admin's widgets write), then day first as shown;
+# never Django's default month-first "%m/%d/%Y", which would read 01/12/2026 as 12 January.
+DATE_INPUT_FORMATS = ["%Y-%m-%d", "%d/%m/%Y", "%d/%m/%y"]
+TIME_INPUT_FORMATS = ["%H:%M:%S", "%H:%M:%S.%f", "%H:%M"]
+DATETIME_INPUT_FORMATS = [
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%d %H:%M:%S.%f",
+    "%Y-%m-%d %H:%M",
+    "%d/%m/%Y %H:%M:%S",
+    "%d/%m/%Y %H:%M",
+    "%d/%m/%Y",
+]
 DECIMAL_SEPARATOR = "."
 THOUSAND_SEPARATOR = ","
 NUMBER_GROUPING = 3
