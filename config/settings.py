@@ -309,6 +309,8 @@ SIGNUP_LIMIT_PER_HOUR = env_int("SIGNUP_LIMIT_PER_HOUR", 20)
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("ar", _("Arabic"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Our own date and number formats for Arabic (config/formats/ar/formats.py), over Django's.
+FORMAT_MODULE_PATH = ["config.formats"]
 USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"

@@ -23,8 +23,21 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, IntegerField, OrderBy, OuterRef, Subquery
-from django.utils.translation import get_language
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OrderBy,
+    OuterRef,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import StrIndex
+from django.db.models.lookups import LessThan
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from .content import catalog_generation
@@ -38,7 +51,13 @@ from .models import (
     catalog_title,
     progress_of_attempts,
 )
-from .search import search_words
+from .search import (
+    search_title_end,
+    search_token,
+    search_vocabulary,
+    search_words,
+    search_words_corrected,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -59,7 +78,7 @@ class Progress:
         ("", _("Any")),
         (NOT_STARTED, _("Not started")),
         (IN_PROGRESS, _("In progress")),
-        (FINISHED, _("Finished")),
+        (FINISHED, pgettext_lazy("a quiz, as a filter of the catalog", "Finished")),
     ]
 
 
@@ -98,16 +117,20 @@ def catalog_quizzes(
     *,
     user: User | AnonymousUser,
     query: str = "",
+    words: list[str] | None = None,
     difficulty: str = "",
     guide: str = "",
     status: str = "",
     mastery: str = "",
 ) -> QuizQuerySet:
-    """Published quizzes matching a search (every word, in either language) and filters;
-    the learner's own filters (progress, mastery) only for a signed-in learner."""
+    """Published quizzes matching a search (every word, in either language; or `words`,
+    already stemmed) and filters; the learner's own filters (progress, mastery) only for a
+    signed-in learner."""
     quizzes: QuizQuerySet = Quiz.objects.published()
-    for word in search_words(query):
-        quizzes = quizzes.filter(search_text__contains=word)
+    if words is None:
+        words = search_words(query)
+    for word in words:
+        quizzes = quizzes.filter(search_text__contains=search_token(word))
     if difficulty:
         quizzes = quizzes.filter(difficulty=difficulty)
     if guide:
@@ -132,6 +155,21 @@ def catalog_quizzes(
             quizzes = quizzes.filter(
                 pk__in=[pk for pk, level in levels.items() if level == mastery]
             )
+    if words:
+        # Quizzes with more of the words in their titles first: a word's first token lies
+        # before the end of the titles' tokens.
+        title_end = StrIndex("search_text", Value(search_title_end()))
+        title_hits = [
+            Case(
+                When(
+                    LessThan(StrIndex("search_text", Value(search_token(word))), title_end), then=1
+                ),
+                default=0,
+            )
+            for word in words
+        ]
+        quizzes = quizzes.alias(title_hits=sum(title_hits[1:], title_hits[0]))
+        return quizzes.order_by(F("title_hits").desc(), *_by_title())
     return quizzes.order_by(*_by_title())
 
 
@@ -209,6 +247,8 @@ class Listing:
     cards: list[CatalogCard]
     # The guide's name on each card (the catalog), or not (a guide's own page).
     show_guide: bool = True
+    # The search found nothing as typed; these are the quizzes of its closest spelling.
+    corrected: bool = False
 
     @property
     def page_range(self) -> Iterator[int | str]:
@@ -251,36 +291,58 @@ def _for_learner(
     return Listing(page=page, cards=cards, show_guide=show_guide)
 
 
+def search_vocabulary_kept() -> list[str]:
+    """The tokens of the published quizzes' search text, kept per catalog generation: read
+    only when a search finds nothing, to correct its typos."""
+
+    def build() -> list[str]:
+        texts = Quiz.objects.published().order_by().values_list("search_text", flat=True)
+        return search_vocabulary(texts.iterator(chunk_size=2000))
+
+    return _kept("vocabulary", (), build)
+
+
 def catalog_listing(
     *, user: User | AnonymousUser, page: str | None, query: CatalogQuery = CatalogQuery()
 ) -> Listing:
     """A page of the catalog for `user` under `query`: the shared part kept per catalog
     generation, except under the learner's own filters (progress, mastery), which only they
-    see."""
-    if user.is_authenticated and (query.status or query.mastery):
-        quizzes = catalog_quizzes(
-            user=user,
-            query=query.q,
-            difficulty=query.difficulty,
-            guide=query.guide,
-            status=query.status,
-            mastery=query.mastery,
-        )
-        shared = _page_of(quizzes, page=page or "")
-    else:
-        words = search_words(query.q)
+    see. A search that finds nothing is tried again with its typos corrected
+    (`Listing.corrected`)."""
+    words = search_words(query.q)
+
+    def shared_for(words: list[str]) -> SharedPage:
+        if user.is_authenticated and (query.status or query.mastery):
+            quizzes = catalog_quizzes(
+                user=user,
+                words=words,
+                difficulty=query.difficulty,
+                guide=query.guide,
+                status=query.status,
+                mastery=query.mastery,
+            )
+            return _page_of(quizzes, page=page or "")
 
         def build() -> SharedPage:
             quizzes = catalog_quizzes(
                 user=AnonymousUser(),
-                query=" ".join(words),
+                words=words,
                 difficulty=query.difficulty,
                 guide=query.guide,
             )
             return _page_of(quizzes, page=page or "")
 
-        shared = _kept("page", (words, query.difficulty, query.guide, page or ""), build)
-    return _for_learner(shared, user=user)
+        return _kept("page", (words, query.difficulty, query.guide, page or ""), build)
+
+    shared = shared_for(words)
+    corrected = False
+    if not shared.count and words:
+        fixed = search_words_corrected(words, search_vocabulary_kept())
+        if fixed != words:
+            shared, corrected = shared_for(fixed), True
+    listing = _for_learner(shared, user=user)
+    listing.corrected = corrected
+    return listing
 
 
 def guide_listing(guide: Guide, *, user: User | AnonymousUser, page: str | None) -> Listing:

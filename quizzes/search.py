@@ -1,21 +1,39 @@
 """Catalog search: one normal form for what is searched and what a learner types.
 
-A quiz keeps its English and Arabic titles and descriptions, normalised, in
+A quiz keeps its English and Arabic titles and descriptions as search tokens in
 `Quiz.search_text` (set by `Quiz.save()`; `search_text_refresh()` for rows written around it,
-such as fixtures loaded raw or `bulk_create`). A search is then a plain substring match of
-each normalised word, the same on SQLite and PostgreSQL; PostgreSQL answers it from a
-trigram index (migration 0004) instead of reading every quiz.
+such as fixtures loaded raw or `bulk_create`): " <title tokens> | <description tokens> ".
+Each word is folded (`search_normalise`) and written twice, as typed and as its stem
+(`search_stem`): Arabic lightly stemmed (the article and the prefixes attached to it, a
+leading و, common suffixes), English by the Snowball stemmer with British -ise spellings
+folded to -ize. A query's word matches a token that starts with its stem, so «نقاط الحفظ»
+finds «نقاط الحفظ», «تجزئة» «التجزئة», "optimiser" "optimizer", and a word typed half-way
+its whole form. The match is a plain substring match (`LIKE '% stem%'`), the same on SQLite
+and PostgreSQL, which answers it from a trigram index (migration 0008) instead of reading
+every quiz. A quiz whose title holds a word is ranked above one that has it only in its
+description (`catalog.catalog_quizzes`); a search that finds nothing is tried again with its
+typos corrected (`search_words_corrected`).
+
+PostgreSQL's own full-text search (its `arabic` and `english` configurations) is not used: its
+parser, stop words and Snowball stemmers make other tokens than these (its Arabic stemmer leaves
+«والمعاملات» as «والمعاملا», with the و and the article), and SQLite has nothing like it, so the
+two databases would find different quizzes for one query. The stems are made here, once, and
+both databases match the same tokens.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import snowballstemmer
 from django.conf import settings
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from django.db.models import QuerySet
 
     from .models import Quiz
@@ -29,6 +47,19 @@ _FOLD = str.maketrans(
     {"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ئ": "ي", "ؤ": "و", "ة": "ه", "ى": "ي"}
 )
 _SPACES = re.compile(r"\s+")
+# Words: letters and digits (an underscore or a hyphen separates them: all-gather is two).
+_WORDS = re.compile(r"[^\W_]+")
+_ARABIC = re.compile("[\u0621-\u064a]")
+
+# Light stemming, after Larkey, Ballesteros and Connell's "light10", on folded text (ة is ه,
+# ى is ي by then): the article with the prefixes attached to it, then a leading و; then one
+# common suffix. Each keeps a stem of at least two letters (three for و and the suffixes), so
+# short words are left alone.
+_ARABIC_ARTICLES = ("وال", "بال", "كال", "فال", "لل", "ال")
+_ARABIC_SUFFIXES = ("ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي")
+# British spellings folded to the American ones the Snowball stemmer conflates.
+_BRITISH = re.compile(r"(?<=[a-z]{3})is(e|es|ed|er|ers|ing|ation|ations)$")
+_SEPARATOR = "|"
 
 MAX_WORDS = 8
 
@@ -41,20 +72,114 @@ def search_normalise(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+@functools.cache
+def _english() -> Any:  # a Snowball stemmer (untyped)
+    return snowballstemmer.stemmer("english")
+
+
+def _arabic_stem(word: str) -> str:
+    for article in _ARABIC_ARTICLES:
+        if word.startswith(article) and len(word) - len(article) >= 2:
+            word = word[len(article) :]
+            break
+    else:
+        if word.startswith("و") and len(word) >= 4:
+            word = word[1:]
+    for suffix in _ARABIC_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def search_stem(word: str) -> str:
+    """The stem of one normalised word: «التجزيه» → «تجز», "optimiser" → "optim"."""
+    if _ARABIC.search(word):
+        return _arabic_stem(word)
+    if word.isascii() and word.isalpha():
+        return str(_english().stemWord(_BRITISH.sub(r"iz\1", word)))
+    return word
+
+
+def _tokens(text: str) -> list[str]:
+    tokens: dict[str, None] = {}
+    for word in _WORDS.findall(search_normalise(text)):
+        tokens[word] = None
+        tokens[search_stem(word)] = None
+    return list(tokens)
+
+
 def search_words(query: str) -> list[str]:
-    """The distinct normalised words of a learner's query, at most MAX_WORDS of them."""
-    words = dict.fromkeys(search_normalise(query).split())
-    return list(words)[:MAX_WORDS]
+    """The distinct stems of a learner's query, at most MAX_WORDS of them; a query with
+    nothing but punctuation is one word that matches nothing (no token holds "_")."""
+    stems = dict.fromkeys(search_stem(word) for word in _WORDS.findall(search_normalise(query)))
+    if not stems and query.strip():
+        return ["_"]
+    return list(stems)[:MAX_WORDS]
+
+
+def search_token(word: str) -> str:
+    """What `search_text` holds where a quiz has a token starting with `word`."""
+    return " " + word
+
+
+def search_title_end() -> str:
+    """Where a quiz's title tokens end in `search_text`."""
+    return f" {_SEPARATOR} "
 
 
 def search_text_for(quiz: Quiz) -> str:
-    """What a quiz is found by: its titles and descriptions in every language."""
-    parts = (
-        getattr(quiz, f"{field}_{code}", None)
+    """What a quiz is found by: its titles' tokens, then its descriptions', in every
+    language."""
+    title, description = (
+        " ".join(
+            dict.fromkeys(
+                token
+                for code, _name in settings.LANGUAGES
+                for token in _tokens(getattr(quiz, f"{field}_{code}", None) or "")
+            )
+        )
         for field in ("title", "description")
-        for code, _name in settings.LANGUAGES
     )
-    return search_normalise(" ".join(part for part in parts if part))
+    return f" {title} {_SEPARATOR} {description} "
+
+
+# Typos: a word of a search that finds nothing is replaced by the closest token of the
+# published quizzes' search text, by trigram similarity as PostgreSQL's pg_trgm defines it
+# (shared trigrams of the padded words over all their trigrams), computed here so that SQLite
+# and PostgreSQL give the same results.
+TYPO_SIMILARITY = 0.4
+TYPO_MIN_LENGTH = 4
+
+
+def _trigrams(word: str) -> set[str]:
+    padded = f"  {word} "
+    return {padded[at : at + 3] for at in range(len(padded) - 2)}
+
+
+def trigram_similarity(a: str, b: str) -> float:
+    """pg_trgm's `similarity(a, b)` for two words: 1 the same, 0 nothing in common."""
+    first, second = _trigrams(a), _trigrams(b)
+    return len(first & second) / len(first | second) if first and second else 0.0
+
+
+def search_vocabulary(texts: Iterable[str]) -> list[str]:
+    """Every token of the search texts `texts`, sorted."""
+    return sorted({token for text in texts for token in text.split()} - {_SEPARATOR})
+
+
+def search_words_corrected(words: list[str], vocabulary: list[str]) -> list[str]:
+    """`words` with each word that no token starts with (a typo, as "optimzer" or «التجزيئة»)
+    replaced by the most similar token, if one is similar enough; short words are kept."""
+    corrected = []
+    for word in words:
+        if len(word) < TYPO_MIN_LENGTH or any(token.startswith(word) for token in vocabulary):
+            corrected.append(word)
+            continue
+        scored = [(trigram_similarity(word, token), token) for token in vocabulary]
+        # The most similar, then the shortest (a stem before the words made from it).
+        best = max(scored, key=lambda pair: (pair[0], -len(pair[1]), pair[1]), default=None)
+        corrected.append(best[1] if best and best[0] >= TYPO_SIMILARITY else word)
+    return corrected
 
 
 def search_text_refresh(quizzes: QuerySet[Quiz] | None = None) -> int:

@@ -20,7 +20,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
-from django.utils.translation import get_language_bidi, gettext_lazy, ngettext
+from django.utils.translation import get_language_bidi, gettext_lazy, ngettext, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -392,7 +392,11 @@ def _filter_choices(filters: ReportFilters) -> dict:
         "best": _("Best attempt"),
         "last": _("Last attempt"),
     }
-    states = {"all": _("Any state"), "finished": _("Finished"), "in_progress": _("In progress")}
+    states = {
+        "all": _("Any state"),
+        "finished": pgettext("attempts, as a filter of the grades", "Finished"),
+        "in_progress": _("In progress"),
+    }
     sort = {}
     for key in ("started", "score"):
         aria = {key: "ascending", f"-{key}": "descending"}.get(filters.order)

@@ -173,6 +173,20 @@ def mark(value) -> str:
 
 
 @register.filter
+def ltr(value) -> SafeString:
+    """A number that may carry a sign, isolated left to right: in an Arabic line a bare
+    "-1.00" is drawn "1.00-" and reads as positive."""
+    return format_html('<bdi dir="ltr">{}</bdi>', value)
+
+
+@register.filter
+def percent(value) -> SafeString:
+    """A percentage drawn as written, "50%", in either direction (bare in an Arabic line
+    it is drawn "%50")."""
+    return format_html('<bdi dir="ltr">{}%</bdi>', value)
+
+
+@register.filter
 def plain_number(value) -> str:
     """A number as typed, without the zeros the database pads it with: 16, -0.5."""
     if value is None:

@@ -200,7 +200,7 @@ def test_the_notice_is_in_the_learners_preferred_language(huda_client, huda, mai
     )
 
     [notice] = mailoutbox
-    assert notice.subject == "تغيّر البريد الإلكتروني لحسابك في دليل"
+    assert notice.subject == "تغيّر البريد الإلكتروني لحسابك في «دليل»"
 
 
 @pytest.mark.parametrize(

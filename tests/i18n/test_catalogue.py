@@ -19,7 +19,7 @@ from django.conf import settings
 from django.template import Context, Template
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 PO = Path(settings.BASE_DIR) / "locale" / "ar" / "LC_MESSAGES" / "django.po"
 MO = PO.with_suffix(".mo")
@@ -249,16 +249,17 @@ def test_the_catalogue_template_renders_its_question_count_in_arabic():
 @pytest.mark.parametrize(
     ("english", "arabic"),
     [
-        ("Sign in", "تسجيل الدخول"),
-        ("Sign up", "إنشاء حساب"),
-        ("Sign out", "تسجيل الخروج"),
+        ("Sign in", "سجّل الدخول"),
+        ("Sign up", "أنشئ حسابًا"),
+        ("Sign out", "سجّل الخروج"),
         ("My history", "سجلّي"),
         ("Quizzes", "الاختبارات"),
-        ("Start quiz", "بدء الاختبار"),
-        ("Submit answer", "إرسال الإجابة"),
+        ("Start quiz", "ابدأ الاختبار"),
+        ("Submit answer", "أرسل الإجابة"),
         ("Correct answer", "الإجابة الصحيحة"),
         ("English", "الإنجليزية"),
         ("Arabic", "العربية"),
+        ("Practise what you missed", "تدرّب على ما أخطأت فيه"),
     ],
 )
 def test_key_interface_strings_read_in_arabic(english, arabic):
@@ -286,5 +287,37 @@ def test_numbered_phrases_keep_their_numbers_in_arabic():
             5,
         ) % {"minutes": 5}
     assert step == "السؤال 2 من 5"
-    assert percent.startswith("80%") and "%%" not in percent
+    # Isolated (LRI…PDI), so that it is drawn "80%" wherever the phrase stands.
+    assert percent.startswith("\u206680%\u2069") and "%%" not in percent
     assert minutes.endswith("بعد 5 دقائق.")
+
+
+@pytest.mark.parametrize(
+    ("place", "arabic"),
+    [
+        ("a quiz, as a filter of the catalog", "أكملته"),
+        ("attempts, as a filter of the grades", "المكتملة"),
+        ("when an attempt finished", "وقت الانتهاء"),
+        ("state of an attempt", "مكتملة"),
+    ],
+)
+def test_finished_reads_as_its_place_needs_in_arabic(place, arabic):
+    with translation.override("ar"):
+        assert pgettext(place, "Finished") == arabic
+    with translation.override("en"):
+        assert pgettext(place, "Finished") == "Finished"
+
+
+@pytest.mark.parametrize(
+    ("count", "arabic"),
+    [
+        (1, "سؤال واحد للمراجعة"),
+        (2, "سؤالان للمراجعة"),
+        (3, "3 أسئلة للمراجعة"),
+        (11, "11 سؤالًا للمراجعة"),
+    ],
+)
+def test_the_reviews_due_label_reads_after_its_number_in_arabic(count, arabic):
+    with translation.override("ar"):
+        text = ngettext("%(counter)s question due", "%(counter)s questions due", count)
+        assert text % {"counter": count} == arabic

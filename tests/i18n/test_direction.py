@@ -115,3 +115,32 @@ def test_the_arabic_gift_import_page_keeps_its_code_tokens_left_to_right(client)
     refused = client.post(url, {"file": upload}).content.decode()
     assert f"لم يُغلق {LRI}&#x27;{{&#x27;{PDI} بـ {LRI}&#x27;}}&#x27;{PDI}" in refused
     assert f"اكتب {LRI}\\{{{PDI} إن أردت" in refused
+
+
+# A percentage or a negative number after Arabic words is drawn «%50», «1-»: isolate it.
+SIGNED_OR_PERCENT = re.compile(r"(?:-?\d+(?:\.\d+)?|%\(\w+\)[sd])%%?|(?<![\w%])-(?:\d|%\()")
+
+
+def unisolated_numbers(text: str) -> list[str]:
+    """The percentages and negative numbers of an Arabic `text` outside an isolate."""
+    text = HTML_ISOLATE.sub(" ", text)
+    while INNERMOST_LRI.search(text):
+        text = INNERMOST_LRI.sub(" ", text)
+    return SIGNED_OR_PERCENT.findall(text)
+
+
+def test_the_number_scan_finds_bare_percentages_and_signs_and_passes_isolated_ones():
+    assert unisolated_numbers("يبلغ 100%% حين") == ["100%%"]
+    assert unisolated_numbers("بين -1 و%(weight)s%%") == ["-1", "%(weight)s%%"]
+    assert unisolated_numbers(f"بين {LRI}-1{PDI} و{LRI}%(weight)s%%{PDI}") == []
+    assert unisolated_numbers('نحو <bdi dir="ltr">50%</bdi>') == []
+
+
+def test_arabic_translations_isolate_every_percentage_and_negative_number():
+    found = [
+        (entry.msgid, number)
+        for entry in parse_po(PO)[1:]
+        for text in entry.msgstr.values()
+        for number in unisolated_numbers(text)
+    ]
+    assert found == []

@@ -176,7 +176,8 @@ def test_instructor_sees_the_analysis_with_the_weak_question_flagged(
     assert re.search(
         r'<svg viewBox="0 0 100 10" class="share-bar" role="img" '
         r'aria-label="Picked in 40% of the answers">\s*<title>Picked in 40% of the answers</title>'
-        r'.*?<rect x="0" y="0" width="40" height="10" class="chart-bar"/>.*?</svg>\s*40%',
+        r'.*?<rect x="0" y="0" width="40" height="10" class="chart-bar"/>.*?</svg>\s*'
+        r'<bdi dir="ltr">40%</bdi>',
         page,
         re.S,
     )

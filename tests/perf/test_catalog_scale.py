@@ -58,6 +58,7 @@ REQUESTS = {
     "first page": ("/en/", {}),
     "search": ("/en/", {"q": "gradient التنشيط"}),
     "search, results only": ("/ar/", {"q": "التجزيه", "page": "2", "difficulty": "easy"}),
+    "search with a typo": ("/en/", {"q": "shardnig"}),  # found as "sharding"
     "finished": ("/en/", {"status": "finished"}),
     "guide": ("/en/guides/scale-1/", {}),
 }

@@ -29,18 +29,19 @@ def test_arabic_and_english_are_folded_to_one_form(typed, stored):
 
 
 def test_a_query_is_its_distinct_words_and_at_most_eight_of_them():
-    assert search_words("ZeRO zero  التجزئة") == ["zero", "التجزيه"]
+    assert search_words("ZeRO zero  التجزئة تجزئة") == ["zero", "تجز"]
     assert len(search_words(" ".join(f"w{n}" for n in range(20)))) == 8
     assert search_words("   ") == []
 
 
 def test_saving_a_quiz_keeps_its_search_text_in_both_languages():
     quiz = make_quiz(title_en="Activation memory", title_ar="ذاكرةُ التنشيطات")
-    assert "activation memory" in quiz.search_text and "ذاكره التنشيطات" in quiz.search_text
+    assert " activation " in quiz.search_text and " ذاكره " in quiz.search_text
+    assert " التنشيطات " in quiz.search_text
     quiz.title_ar = "إعادة الحساب"
     quiz.save(update_fields=["title_ar"])
     quiz.refresh_from_db()
-    assert "اعاده الحساب" in quiz.search_text
+    assert " اعاده " in quiz.search_text and " حساب " in quiz.search_text
 
 
 def test_quizzes_written_around_save_are_brought_up_to_date():
@@ -48,7 +49,7 @@ def test_quizzes_written_around_save_are_brought_up_to_date():
     Quiz.objects.filter(pk=quiz.pk).update(title_en="Tensor parallelism", search_text="")
     assert search_text_refresh() == 1
     quiz.refresh_from_db()
-    assert "tensor parallelism" in quiz.search_text
+    assert " tensor parallelism " in quiz.search_text
     assert search_text_refresh() == 0
 
 
@@ -56,4 +57,4 @@ def test_seed_quizzes_are_searchable_once_loaded():
     call_command("seed_quizzes", verbosity=0)
     for quiz in Quiz.objects.all():
         assert quiz.search_text
-        assert search_normalise(quiz.title_ar) in quiz.search_text
+        assert search_normalise(quiz.title_ar).split()[0] in quiz.search_text
