@@ -58,6 +58,8 @@ class ChoiceInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationSt
     model = Choice
     form = InlineRowForm
     formset = ChoiceInlineFormSet
+    # Dragged by its heading (django-nested-admin), or moved by typing its position.
+    sortable_field_name = "position"
     # A choice's text is Markdown, code and line breaks included: a box of several lines.
     formfield_overrides = {models.CharField: {"widget": forms.Textarea(attrs={"rows": 2})}}
     fields = [
@@ -78,6 +80,7 @@ class NumericalAnswerInline(
     model = NumericalAnswer
     form = InlineRowForm
     formset = NumericalAnswerInlineFormSet
+    sortable_field_name = "position"
     fields = [("position", "value", "tolerance", "fraction"), ("feedback_en", "feedback_ar")]
     extra = 0
     ordering = ["position"]
@@ -92,6 +95,7 @@ class QuestionInline(BilingualFieldsMixin, NestedStackedInlineMixin, Translation
     form = InlineRowForm
     formset = QuestionInlineFormSet
     inlines = [ChoiceInline, NumericalAnswerInline]
+    sortable_field_name = "position"
     fields = [
         ("position", "kind"),
         ("prompt_en", "prompt_ar"),

@@ -36,6 +36,7 @@ class BilingualFieldsMixin:
 
     class Media:
         css = {"all": ["admin/daleel-admin.css"]}
+        js = ["admin/daleel-reorder.js"]
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
@@ -107,9 +108,12 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
             default if fraction is None else fraction
             for fraction, default in zip(typed, equal_weights(marks, kind=kind), strict=True)
         ]
+        # Named by their place among the question's choices (1, 2, …), as they will be
+        # numbered on save, whatever was typed or set by dragging (which counts from 0).
+        places = _places(forms)
         validate_choice_set(
             [
-                (form.cleaned_data.get("position"), mark, weight)
+                (places[form], mark, weight)
                 for form, mark, weight in zip(forms, marks, weights, strict=True)
             ],
             kind=kind,
@@ -171,6 +175,7 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
         if not forms:
             raise ValidationError(_("A published quiz needs at least one question."))
         problems = []
+        places = _places(forms)
         for form in forms:
             question = form.instance
             nested = _nested_rows(form)
@@ -189,13 +194,22 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
                 problems.append(
                     _("Question %(position)s: %(problem)s")
                     % {
-                        "position": form.cleaned_data.get("position"),
+                        "position": places[form],
                         "problem": " ".join(error.messages),
                     }
                 )
         if problems:
             problems.insert(0, _("Unpublish the quiz, or complete these questions' choices first."))
             raise ValidationError(problems)
+
+
+def _places(forms) -> dict:
+    """Each row's place, 1, 2, …, in the order of the positions given (ties in page order)."""
+    order = sorted(
+        range(len(forms)),
+        key=lambda index: (forms[index].cleaned_data.get("position") or 0, index),
+    )
+    return {forms[index]: place for place, index in enumerate(order, start=1)}
 
 
 def _nested_rows(form) -> dict[type, list] | None:

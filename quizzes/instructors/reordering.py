@@ -128,8 +128,27 @@ class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
 
     def save(self, commit: bool = True):
         if commit:
+            self._number_rows()
             self._park_moving_rows()
         return super().save(commit)
+
+    def process_forms_pre_save(self, forms):
+        # django-nested-admin would number the rows from 0 here; `_number_rows` did already.
+        return forms
+
+    def _number_rows(self) -> None:
+        """Number the rows 1, 2, … in the order their positions give (typed, or set by
+        dragging, which numbers from 0), skipping positions of rows stored since the page was
+        opened: what instructors and learners see stays 1-based and without gaps."""
+        forms = live_forms(self)
+        order = {form: index for index, form in enumerate(forms)}
+        forms.sort(key=lambda form: (form.cleaned_data["position"], order[form]))
+        taken = set(self.rows_stored_unseen().values_list("position", flat=True))
+        numbers = (n for n in range(1, POSITION_MAX + 1) if n not in taken)
+        for form, number in zip(forms, numbers, strict=False):
+            form.cleaned_data["position"] = form.instance.position = number
+            if number != form.initial.get("position") and "position" not in form.changed_data:
+                form.changed_data.append("position")
 
     def _park_moving_rows(self) -> None:
         moving = [

@@ -43,3 +43,45 @@ def test_an_instructor_adds_a_question_with_its_choices_on_the_quizs_page(
     ]
     assert _violations(page) == []
     assert [e for e in console_errors if "Security Policy" in e or e.startswith("uncaught")] == []
+
+
+def test_an_instructor_reorders_choices_by_dragging_and_by_typing_their_positions(
+    page: Page, context: BrowserContext, live_server, transactional_db
+):
+    quiz = factories.make_quiz(questions=1, choices=3)
+    question = quiz.questions.get()
+    sign_in(
+        context, live_server.url, factories.make_user("admin", is_staff=True, is_superuser=True)
+    )
+    page.set_viewport_size({"width": 1280, "height": 2400})  # every choice in view
+    page.goto(f"/en/admin/quizzes/question/{question.pk}/change/")
+
+    # The third choice's heading dragged above the first's.
+    third = page.locator("#choices-2 > h3").bounding_box()
+    first = page.locator("#choices-0 > h3").bounding_box()
+    page.mouse.move(third["x"] + 30, third["y"] + third["height"] / 2)
+    page.mouse.down()
+    for step in range(1, 31):  # as a hand moves: jQuery UI's sortable follows the pointer
+        y = third["y"] + (first["y"] - 10 - third["y"]) * step / 30
+        page.mouse.move(third["x"] + 30, y)
+        page.wait_for_timeout(15)
+    page.mouse.up()
+    page.get_by_role("button", name="Save and continue editing").click()
+    expect(page.locator(".messagelist .success")).to_be_visible()
+    assert [c.text_en for c in question.choices.order_by("position")] == [
+        "Choice 1.3",
+        "Choice 1.1",
+        "Choice 1.2",
+    ]
+    assert [c.position for c in question.choices.order_by("position")] == [1, 2, 3]
+
+    # By keyboard: the positions typed, the first choice sent last.
+    page.fill("#id_choices-0-position", "9")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save and continue editing").click()
+    expect(page.locator(".messagelist .success")).to_be_visible()
+    assert [c.text_en for c in question.choices.order_by("position")] == [
+        "Choice 1.1",
+        "Choice 1.2",
+        "Choice 1.3",
+    ]
