@@ -1,4 +1,6 @@
+from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
+from django.conf.urls.static import static as media_patterns
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponsePermanentRedirect
 from django.templatetags.static import static
@@ -28,6 +30,10 @@ urlpatterns += i18n_patterns(
     path("accounts/", include("accounts.urls")),
     path("", include("quizzes.urls")),
 )
+
+# Uploaded images while developing (`make run`); in production the web server or the object
+# store serves them (`static()` adds nothing when DEBUG is off).
+urlpatterns += media_patterns(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
 
 handler400 = "quizzes.views.errors.bad_request"
 handler403 = "quizzes.views.errors.permission_denied"

@@ -27,6 +27,7 @@ from .instructors.forms import (
     QuizForm,
     QuizOverrideForm,
 )
+from .instructors.images import ChoiceInlineForm, RemovesImageFilesMixin
 from .instructors.preview import QuestionPreviewMixin
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
@@ -53,12 +54,13 @@ def open_reports_url(**filters) -> str:
 
 class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
     model = Choice
-    form = InlineRowForm
+    form = ChoiceInlineForm
     formset = ChoiceInlineFormSet
     fields = [
         ("position", "is_correct", "fraction"),
         ("text_en", "text_ar"),
         ("feedback_en", "feedback_ar"),
+        ("image", "image_alt_en", "image_alt_ar"),
     ]
     extra = 0
     ordering = ["position"]
@@ -129,7 +131,11 @@ class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmi
 
 @admin.register(Quiz)
 class QuizAdmin(
-    InstructorToolsMixin, MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin
+    InstructorToolsMixin,
+    RemovesImageFilesMixin,
+    MovesContentVersionMixin,
+    BilingualFieldsMixin,
+    TranslationAdmin,
 ):
     form = QuizForm
     list_display = [
@@ -250,6 +256,7 @@ class QuizAdmin(
 class QuestionAdmin(
     KeepsLastQuestionOfPublishedQuizMixin,
     QuestionPreviewMixin,
+    RemovesImageFilesMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,
     TranslationAdmin,
@@ -263,7 +270,9 @@ class QuestionAdmin(
         "quiz",
         ("position", "kind"),
         ("prompt_en", "prompt_ar"),
+        ("image", "image_alt_en", "image_alt_ar"),
         ("explanation_en", "explanation_ar"),
+        ("explanation_image", "explanation_image_alt_en", "explanation_image_alt_ar"),
     ]
     ordering = ["quiz", "position"]
     # Both, so that changing the kind is one save; the one the kind does not use is folded.

@@ -17,6 +17,7 @@ from ..models import (
     validate_numerical_answers,
 )
 from ..text import TEXT_MAX_LENGTH
+from .images import ImageFormMixin
 from .imports import PLACEHOLDER_GUIDE_SLUG
 from .reordering import ReorderableInlineFormSet, live_forms
 
@@ -181,8 +182,9 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
             raise ValidationError(problems)
 
 
-class QuestionForm(forms.ModelForm):
-    """A question's own page: its position may be left empty, to put it after the others."""
+class QuestionForm(ImageFormMixin, forms.ModelForm):
+    """A question's own page: its position may be left empty, to put it after the others; its
+    images are checked and re-encoded (`ImageFormMixin`)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
