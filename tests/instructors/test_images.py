@@ -384,3 +384,38 @@ def test_the_question_page_offers_the_image_fields_with_the_accepted_formats(
         assert f'name="{name}"' in page
     assert 'name="choices-0-image"' in page
     assert 'accept="image/png,image/jpeg,image/webp,image/gif"' in page
+
+
+def test_the_question_preview_shows_the_stored_images_with_the_alt_texts_typed(
+    admin_client, question, django_capture_on_commit_callbacks
+):
+    images_on(question, admin_client, django_capture_on_commit_callbacks)
+    data = question_post(
+        question,
+        image_alt_en="Typed, not saved.",
+        image_alt_ar="مكتوب.",
+        explanation_image_alt_en="E.",
+    )
+    data["choices-0-image_alt_en"] = "C."
+
+    page = admin_client.post(
+        f"/en/admin/quizzes/question/preview/?question={question.pk}", data, HTTP_HX_REQUEST="true"
+    ).content.decode()
+
+    alts = re.findall(r'<img class="rich-preview__image"[^>]*alt="([^"]*)"', page)
+    assert alts == ["Typed, not saved.", "C.", "E.", "مكتوب.", "C.", "E."]
+    change = admin_client.get(f"/en/admin/quizzes/question/{question.pk}/change/").content.decode()
+    assert f"preview/?question={question.pk}" in change
+
+
+def test_the_question_preview_of_a_cleared_image_shows_none(
+    admin_client, question, django_capture_on_commit_callbacks
+):
+    images_on(question, admin_client, django_capture_on_commit_callbacks)
+    data = question_post(question, **{"image-clear": "on"})
+
+    page = admin_client.post(
+        f"/en/admin/quizzes/question/preview/?question={question.pk}", data
+    ).content.decode()
+
+    assert "Q." not in re.findall(r'<img class="rich-preview__image"[^>]*alt="([^"]*)"', page)
