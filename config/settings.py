@@ -351,6 +351,11 @@ else:
     raise ImproperlyConfigured("MEDIA_STORAGE is 'filesystem' (the default) or 's3'.")
 
 
+# The site's public origin ("https://daleel.example.org"), for links made without a request:
+# the images of a GIFT file exported by `manage.py export_quiz`. Empty: the request's own.
+SITE_ORIGIN = os.environ.get("SITE_ORIGIN", "").strip().rstrip("/")
+
+
 def media_origins() -> list[str]:
     """The origins images are served from when not this site's: for the CSP's img-src."""
     if MEDIA_STORAGE == "s3":

@@ -222,7 +222,7 @@ class QuizAdmin(
 
     @admin.action(description=_("Export selected quizzes as GIFT"), permissions=["view_content"])
     def export_gift(self, request, queryset):
-        return exports.gift_download(queryset.order_by("slug"))
+        return exports.gift_download(queryset.order_by("slug"), request=request)
 
     def has_duplicate_permission(self, request) -> bool:
         """A copy adds a quiz with its questions, choices and accepted numbers."""

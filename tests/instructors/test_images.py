@@ -64,7 +64,9 @@ def question_post(question: Question, **fields) -> dict:
         "position": str(question.position),
         "kind": question.kind,
         "prompt_en": question.prompt_en,
+        "prompt_ar": question.prompt_ar,
         "explanation_en": question.explanation_en,
+        "explanation_ar": question.explanation_ar,
     }
     data |= fields
     data |= inline("choices", choice_rows(question), initial=question.choices.count())
@@ -419,3 +421,52 @@ def test_the_question_preview_of_a_cleared_image_shows_none(
     ).content.decode()
 
     assert "Q." not in re.findall(r'<img class="rich-preview__image"[^>]*alt="([^"]*)"', page)
+
+
+def test_the_gift_export_writes_images_as_markdown_links_to_their_absolute_urls(
+    admin_client, question, django_capture_on_commit_callbacks
+):
+    from quizzes.instructors.gift import parse_gift
+
+    names = images_on(question, admin_client, django_capture_on_commit_callbacks)
+
+    response = admin_client.get(f"/en/admin/quizzes/quiz/{question.quiz_id}/export.gift.txt")
+
+    text = response.content.decode()
+    assert response.status_code == 200
+    assert f"![Q.](http\\://testserver/media/{names[0]})" in text
+    parsed = parse_gift(text).questions[0]
+    assert parsed.prompt.en.endswith(f"\n\n![Q.](http://testserver/media/{names[0]})")
+    assert parsed.explanation.en.endswith(f"![E.](http://testserver/media/{names[1]})")
+    assert parsed.choices[0].text.en.endswith(f" ![C.](http://testserver/media/{names[2]})")
+    # Arabic text with no alt of its own takes the English one.
+    assert parsed.prompt.ar.endswith(f"![Q.](http://testserver/media/{names[0]})")
+
+
+def test_the_gift_export_without_a_request_links_images_to_the_site_origin(
+    admin_client, question, django_capture_on_commit_callbacks, settings
+):
+    from quizzes.instructors.exports import quiz_to_gift
+
+    names = images_on(question, admin_client, django_capture_on_commit_callbacks)
+    settings.SITE_ORIGIN = "https://daleel.example.org"
+
+    text = quiz_to_gift(question.quiz)
+
+    assert f"![Q.](https\\://daleel.example.org/media/{names[0]})" in text
+
+
+def test_a_gift_file_with_image_links_imports_them_as_text(admin_client):
+    from quizzes.instructors.gift import parse_gift
+
+    source = (
+        "::Q1::[markdown]What is shown? ![A chart](https\\://cdn.example.org/a.png){\n"
+        "=Yes\n~No\n####Because.\n}\n"
+    )
+
+    parsed = parse_gift(source)
+
+    assert parsed.errors == []
+    assert (
+        parsed.questions[0].prompt.en == "What is shown? ![A chart](https://cdn.example.org/a.png)"
+    )
