@@ -323,6 +323,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # MEDIA_STORAGE=s3, any S3-compatible object store through django-storages.
 MEDIA_URL = os.environ.get("MEDIA_URL") or "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")
+# Django itself serves the media folder at MEDIA_URL: for development, or a small site with
+# no web server in front (config/urls.py).
+SERVE_MEDIA = env_bool("SERVE_MEDIA", DEBUG)
 MEDIA_STORAGE = os.environ.get("MEDIA_STORAGE", "filesystem").strip().lower() or "filesystem"
 if MEDIA_STORAGE == "filesystem":
     media_storage: dict = {"BACKEND": "django.core.files.storage.FileSystemStorage"}

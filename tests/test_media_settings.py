@@ -3,6 +3,8 @@
 
 import json
 
+import pytest
+
 from tests.test_settings import _run_manage
 
 SHOW = (
@@ -64,16 +66,33 @@ def test_the_site_refuses_an_unknown_media_storage():
     assert "MEDIA_STORAGE is 'filesystem'" in result.stderr
 
 
-def test_the_media_folder_is_served_by_django_only_while_debug_is_on():
-    resolve = (
-        "from django.urls import resolve, Resolver404\n"
-        "try:\n    print(resolve('/media/quizzes/a.png').func.__name__)\n"
-        "except Resolver404:\n    print('not served')"
-    )
-    debug = _run_manage("shell", "--no-imports", "-c", resolve, DEBUG="true")
-    production = _run_manage(
-        "shell", "--no-imports", "-c", resolve, DEBUG="false", SECRET_KEY="x" * 50
+@pytest.mark.django_db
+def test_the_media_folder_is_served_by_django_only_while_serve_media_is_on(client, settings):
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    name = default_storage.save("quizzes/a.png", ContentFile(b"\x89PNG not really"))
+
+    settings.SERVE_MEDIA = False
+    assert client.get(f"/media/{name}").status_code == 404
+    settings.SERVE_MEDIA = True
+    served = client.get(f"/media/{name}")
+    assert served.status_code == 200
+    assert b"".join(served.streaming_content) == b"\x89PNG not really"
+    client.raise_request_exception = False
+    # Outside the folder: refused as a suspicious request, never read.
+    assert client.get("/media/../config/settings.py").status_code == 400
+
+
+def test_serve_media_follows_debug_unless_set():
+    show = "from django.conf import settings; print(settings.SERVE_MEDIA)"
+    secret = "x" * 50
+    debug = _run_manage("shell", "--no-imports", "-c", show, DEBUG="true")
+    production = _run_manage("shell", "--no-imports", "-c", show, DEBUG="false", SECRET_KEY=secret)
+    small = _run_manage(
+        "shell", "--no-imports", "-c", show, DEBUG="false", SECRET_KEY=secret, SERVE_MEDIA="1"
     )
 
-    assert debug.stdout.strip() == "serve"
-    assert production.stdout.strip() == "not served"
+    assert debug.stdout.strip() == "True"
+    assert production.stdout.strip() == "False"
+    assert small.stdout.strip() == "True"
