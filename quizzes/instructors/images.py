@@ -28,6 +28,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.template.defaultfilters import filesizeformat
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -129,9 +130,10 @@ class ImageFormMixin(forms.ModelForm):
         }
         for name in self._image_fields():
             if name in self.fields:
-                self.fields[name].widget.attrs["accept"] = (
-                    "image/png,image/jpeg,image/webp,image/gif"
-                )
+                self.fields[name].widget.attrs["accept"] = ACCEPT
+                # The admin puts a stored image's "Currently / Clear / Change" in a fieldset
+                # whose legend names it, which leaves the file input itself without a label.
+                self.fields[name].widget.attrs["aria-label"] = capfirst(self.fields[name].label)
                 self.fields[name].help_text = _(
                     "PNG, JPEG, WebP or GIF, at most 5 MB and 4,096 pixels a side. Its metadata "
                     "(such as a photo's place) is removed."

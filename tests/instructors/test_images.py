@@ -386,6 +386,8 @@ def test_the_question_page_offers_the_image_fields_with_the_accepted_formats(
         assert f'name="{name}"' in page
     assert 'name="choices-0-image"' in page
     assert 'accept="image/png,image/jpeg,image/webp,image/gif"' in page
+    # Named for assistive technology even when the admin wraps it in a fieldset.
+    assert 'aria-label="Image"' in page
 
 
 def test_the_question_preview_shows_the_stored_images_with_the_alt_texts_typed(
