@@ -89,7 +89,21 @@ def test_an_image_added_in_the_admin_shows_on_the_learners_step_in_both_language
     page.goto(f"/en/admin/quizzes/quiz/{quiz.pk}/preview/1/")
     _expect_loaded_image(page, ALT_EN)
     support.assert_accessible(page, axe_source, "the quiz's preview with an image")
+    previews: list[str] = []
+    page.on(
+        "request",
+        lambda request: (
+            previews.append(request.headers.get("content-type", ""))
+            if "/question/preview/" in request.url
+            else None
+        ),
+    )
     page.goto(f"/en/admin/quizzes/question/{question.pk}/change/")
+    # The live preview shows the stored image, and posts the texts without the files.
+    expect(page.locator("#rich-preview img.rich-preview__image").first).to_have_attribute(
+        "alt", ALT_EN
+    )
+    assert previews and all(t.startswith("application/x-www-form-urlencoded") for t in previews)
     support.assert_accessible(page, axe_source, "the question's admin page with an image")
 
     context.clear_cookies()
