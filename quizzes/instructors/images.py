@@ -84,7 +84,14 @@ def image_reencoded(upload: UploadedFile) -> ContentFile:
                 data = _encoded(image)
     except ValidationError:
         raise
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, Warning) as error:
+    except (
+        UnidentifiedImageError,
+        Image.DecompressionBombError,
+        OSError,
+        ValueError,
+        SyntaxError,
+        Warning,
+    ) as error:
         raise ValidationError(UNREADABLE_ERROR, code="image_unreadable") from error
     finally:
         upload.seek(0)

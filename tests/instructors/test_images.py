@@ -41,6 +41,36 @@ def png(size=(40, 30)) -> bytes:
     return out.getvalue()
 
 
+def bmp() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(out, format="BMP")
+    return out.getvalue()
+
+
+def tiff() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(out, format="TIFF")
+    return out.getvalue()
+
+
+def png_header(width: int, height: int) -> bytes:
+    """A PNG that claims to be `width` × `height`: a few bytes that would unpack to gigabytes."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+        + chunk(b"IEND", b"")
+    )
+
+
 def upload(name: str, data: bytes, content_type: str = "image/png") -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data, content_type=content_type)
 
@@ -132,7 +162,9 @@ def test_an_uploaded_photo_is_stored_re_encoded_without_its_exif_and_gps(
         ),
         pytest.param("wide.png", png((4097, 8)), "image/png", id="too-wide"),
         pytest.param("tall.png", png((8, 4100)), "image/png", id="too-tall"),
-        pytest.param("big.bmp", b"BM" + b"\0" * 100, "image/bmp", id="another-format"),
+        pytest.param("photo.bmp", bmp(), "image/bmp", id="a-bmp-pillow-reads"),
+        pytest.param("scan.tiff", tiff(), "image/tiff", id="a-tiff-pillow-reads"),
+        pytest.param("bomb.png", png_header(30000, 30000), "image/png", id="decompression-bomb"),
     ],
 )
 def test_an_upload_that_is_not_an_accepted_image_is_refused_and_nothing_is_stored(
@@ -472,3 +504,57 @@ def test_a_gift_file_with_image_links_imports_them_as_text(admin_client):
     assert (
         parsed.questions[0].prompt.en == "What is shown? ![A chart](https://cdn.example.org/a.png)"
     )
+
+
+def test_a_bmp_that_django_accepts_as_an_image_is_refused_by_format(admin_client, question):
+    response = save_question(
+        admin_client, question, image=upload("photo.bmp", bmp(), "image/bmp"), image_alt_en="B."
+    )
+
+    assert "PNG, JPEG, WebP or GIF" in page_errors(response)
+    assert stored_files() == []
+
+
+def test_the_reencoding_refuses_a_decompression_bomb_itself(settings):
+    from django.core.exceptions import ValidationError
+
+    from quizzes.instructors.images import image_reencoded
+
+    with pytest.raises(ValidationError) as refused:
+        image_reencoded(upload("bomb.png", png_header(30000, 30000)))
+
+    assert refused.value.code in {"image_unreadable", "image_too_wide"}
+
+
+def test_deleting_a_question_row_on_the_quizs_page_removes_its_files(
+    admin_client, question, django_capture_on_commit_callbacks
+):
+    from tests.admin_posts import question_rows, save_quiz
+
+    names = images_on(question, admin_client, django_capture_on_commit_callbacks)
+    quiz = question.quiz
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = save_quiz(admin_client, quiz, question_rows(quiz, delete={question.pk}))
+
+    assert response.status_code == 302, page_errors(response)
+    assert not Question.objects.filter(pk=question.pk).exists()
+    assert not any(default_storage.exists(name) for name in names)
+
+
+def test_replacing_a_choices_image_removes_the_old_file(
+    admin_client, question, django_capture_on_commit_callbacks
+):
+    names = images_on(question, admin_client, django_capture_on_commit_callbacks)
+    data = question_post(question, image_alt_en="Q.", explanation_image_alt_en="E.")
+    data["choices-0-image"] = upload("new.png", png((9, 9)))
+    data["choices-0-image_alt_en"] = "New."
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
+
+    assert response.status_code == 302, page_errors(response)
+    choice = question.choices.get(position=1)
+    assert choice.image.name != names[2]
+    assert not default_storage.exists(names[2])
+    assert default_storage.exists(choice.image.name)
