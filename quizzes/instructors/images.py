@@ -37,6 +37,8 @@ from .reordering import InlineRowForm
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_SIDE = 4096
+# An animation's frames together: as many pixels as six images of the largest size.
+MAX_ANIMATION_PIXELS = 6 * MAX_SIDE * MAX_SIDE
 # Pillow's format names, with the extension each is stored under.
 FORMATS = {"PNG": "png", "JPEG": "jpg", "WEBP": "webp", "GIF": "gif"}
 ACCEPT = "image/png,image/jpeg,image/webp,image/gif"
@@ -81,6 +83,18 @@ def image_reencoded(upload: UploadedFile) -> ContentFile:
                         code="image_too_wide",
                         params={"width": width, "height": height},
                     )
+                frames = getattr(image, "n_frames", 1)
+                if frames * width * height > MAX_ANIMATION_PIXELS:
+                    # Each frame is decoded to be encoded anew: a long animation of large
+                    # frames would hold a worker for minutes.
+                    raise ValidationError(
+                        _(
+                            "This animation has %(frames)d frames of %(width)d × %(height)d "
+                            "pixels; make it shorter or smaller. Nothing was stored."
+                        ),
+                        code="image_too_long",
+                        params={"frames": frames, "width": width, "height": height},
+                    )
                 data = _encoded(image)
     except ValidationError:
         raise
@@ -121,7 +135,8 @@ def _encoded(image: Image.Image) -> bytes:
     elif image_format == "WEBP":
         clean.save(out, format="WEBP", quality=88)
     else:
-        clean.save(out, format=image_format, optimize=True)
+        # PNG and GIF at their default compression: "optimize" costs seconds on large images.
+        clean.save(out, format=image_format)
     return out.getvalue()
 
 

@@ -257,6 +257,11 @@ def test_a_choice_and_the_explanation_take_images_with_their_alt_texts(
     assert response.status_code == 302, page_errors(response)
     question.refresh_from_db()
     assert question.explanation_image.name.endswith(".gif")
+    with (
+        default_storage.open(question.explanation_image.name) as stored,
+        Image.open(stored) as gif_,
+    ):
+        assert gif_.n_frames == 2  # still animated
     assert question.explanation_image_alt == "Why, drawn."
     choice = question.choices.get(position=1)
     assert choice.image.name.endswith(".webp")
@@ -276,7 +281,7 @@ def test_a_choice_image_without_alt_text_is_refused_on_its_row(admin_client, que
 
 
 def gif() -> bytes:
-    frames = [Image.new("P", (12, 12), colour) for colour in (1, 2)]
+    frames = [Image.new("RGB", (12, 12), colour) for colour in ((255, 0, 0), (0, 0, 255))]
     out = io.BytesIO()
     frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=200)
     return out.getvalue()
@@ -558,3 +563,17 @@ def test_replacing_a_choices_image_removes_the_old_file(
     assert choice.image.name != names[2]
     assert not default_storage.exists(names[2])
     assert default_storage.exists(choice.image.name)
+
+
+def test_a_long_animation_of_large_frames_is_refused_before_it_is_decoded(monkeypatch):
+    from django.core.exceptions import ValidationError
+
+    from quizzes.instructors import images
+
+    monkeypatch.setattr(images, "MAX_ANIMATION_PIXELS", 12 * 12)  # one frame of gif()
+
+    with pytest.raises(ValidationError) as refused:
+        images.image_reencoded(upload("long.gif", gif(), "image/gif"))
+
+    assert refused.value.code == "image_too_long"
+    assert refused.value.params == {"frames": 2, "width": 12, "height": 12}
