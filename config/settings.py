@@ -319,7 +319,7 @@ STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Uploaded images (questions', choices' and explanations'): the media folder, served by
-# config/urls.py while DEBUG is on and by the web server in front otherwise; or, with
+# config/urls.py while SERVE_MEDIA is on and by the web server in front otherwise; or, with
 # MEDIA_STORAGE=s3, any S3-compatible object store through django-storages.
 MEDIA_URL = os.environ.get("MEDIA_URL") or "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")

@@ -1,3 +1,5 @@
+import re
+
 from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
@@ -42,7 +44,8 @@ def media(request: HttpRequest, path: str) -> HttpResponse:
 
 
 if settings.MEDIA_URL.startswith("/"):
-    urlpatterns.append(re_path(rf"^{settings.MEDIA_URL.strip('/')}/(?P<path>.+)$", media))
+    prefix = re.escape(settings.MEDIA_URL.lstrip("/"))
+    urlpatterns.append(re_path(rf"^{prefix}(?P<path>.+)$", media))
 
 handler400 = "quizzes.views.errors.bad_request"
 handler403 = "quizzes.views.errors.permission_denied"
