@@ -341,6 +341,9 @@ elif MEDIA_STORAGE == "s3":
             # the store's own address, signed for each page (AWS_QUERYSTRING_AUTH).
             "custom_domain": os.environ.get("AWS_S3_CUSTOM_DOMAIN") or None,
             "querystring_auth": env_bool("AWS_QUERYSTRING_AUTH", True),
+            # A signed link lives well past the hour a rendered step is kept in the cache
+            # (take.html's `{% cache 3600 %}`), and a learner's page stays open a while.
+            "querystring_expire": env_int("AWS_QUERYSTRING_EXPIRE", 6 * 60 * 60),
             "location": os.environ.get("AWS_LOCATION", ""),
             # The keys, when not from the machine's role: AWS_ACCESS_KEY_ID and
             # AWS_SECRET_ACCESS_KEY, read by django-storages from the environment itself.

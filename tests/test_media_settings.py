@@ -2,6 +2,7 @@
 (config/settings.py: MEDIA_ROOT, MEDIA_URL, MEDIA_STORAGE and the AWS_* variables)."""
 
 import json
+import time
 
 import pytest
 
@@ -96,3 +97,19 @@ def test_serve_media_follows_debug_unless_set():
     assert debug.stdout.strip() == "True"
     assert production.stdout.strip() == "False"
     assert small.stdout.strip() == "True"
+
+
+def test_a_private_buckets_image_links_are_signed_for_six_hours_by_default():
+    shown = _settings(
+        **S3,
+        AWS_S3_REGION_NAME="eu-west-1",
+        AWS_ACCESS_KEY_ID="AKIAEXAMPLE",
+        AWS_SECRET_ACCESS_KEY="not-a-real-secret",
+    )
+
+    assert shown["url"].startswith("https://daleel-media.s3.")
+    expires = int(shown["url"].rsplit("Expires=", 1)[1].split("&")[0])
+    assert abs(expires - time.time() - 6 * 60 * 60) < 120
+    assert "https://daleel-media.s3.eu-west-1.amazonaws.com" in shown["img"]
+    origin = shown["url"].split("/quizzes/")[0]
+    assert origin in shown["img"]

@@ -206,13 +206,11 @@ class ChoiceInlineForm(ImageFormMixin, InlineRowForm):
 
 def image_names(*, questions: QuerySet[Question]) -> set[str]:
     """The files named by these questions, their explanations and their choices."""
-    names: set[str] = set()
-    for row in questions.values_list("image", "explanation_image"):
-        names.update(row)
-    names.update(Choice.objects.filter(question__in=questions).values_list("image", flat=True))
-    names.discard("")
-    names.discard(None)  # type: ignore[arg-type]
-    return names
+    names = {
+        name for row in questions.values_list("image", "explanation_image") for name in row if name
+    }
+    choices = Choice.objects.filter(question__in=questions).values_list("image", flat=True)
+    return names | {name for name in choices if name}
 
 
 def images_discard(names: Iterable[str]) -> None:
@@ -250,14 +248,14 @@ class RemovesImageFilesMixin:
 
     def delete_model(self, request, obj) -> None:
         names = _names_of(obj)
-        super().delete_model(request, obj)  # type: ignore[misc]
+        super().delete_model(request, obj)
         images_discard(names)
 
     def delete_queryset(self, request, queryset) -> None:
         names: set[str] = set()
         for obj in queryset:
             names |= _names_of(obj)
-        super().delete_queryset(request, queryset)  # type: ignore[misc]
+        super().delete_queryset(request, queryset)
         images_discard(names)
 
     def save_formset(self, request, form, formset, change) -> None:
@@ -265,5 +263,5 @@ class RemovesImageFilesMixin:
         for deleted in formset.deleted_forms:
             if deleted.instance.pk:
                 names |= _names_of(deleted.instance)
-        super().save_formset(request, form, formset, change)  # type: ignore[misc]
+        super().save_formset(request, form, formset, change)
         images_discard(names)
