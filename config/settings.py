@@ -9,6 +9,7 @@ import ipaddress
 import os
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -321,8 +322,71 @@ MODELTRANSLATION_FALLBACK_LANGUAGES = {"default": ("en",), "en": ("ar",)}
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Uploaded images (questions', choices' and explanations'): the media folder, served by
+# config/urls.py while SERVE_MEDIA is on and by the web server in front otherwise; or, with
+# MEDIA_STORAGE=s3, any S3-compatible object store through django-storages.
+MEDIA_URL = os.environ.get("MEDIA_URL") or "/media/"
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")
+# Django itself serves the media folder at MEDIA_URL: for development, or a small site with
+# no web server in front (config/urls.py).
+SERVE_MEDIA = env_bool("SERVE_MEDIA", DEBUG)
+MEDIA_STORAGE = os.environ.get("MEDIA_STORAGE", "filesystem").strip().lower() or "filesystem"
+if MEDIA_STORAGE == "filesystem":
+    media_storage: dict = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+elif MEDIA_STORAGE == "s3":
+    media_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ.get("AWS_STORAGE_BUCKET_NAME", ""),
+            # Another provider's address (MinIO, R2, Spaces…); empty for AWS itself.
+            "endpoint_url": os.environ.get("AWS_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("AWS_S3_REGION_NAME") or None,
+            # The host images are linked from (a CDN or the bucket's public address); empty:
+            # the store's own address, signed for each page (AWS_QUERYSTRING_AUTH).
+            "custom_domain": os.environ.get("AWS_S3_CUSTOM_DOMAIN") or None,
+            "querystring_auth": env_bool("AWS_QUERYSTRING_AUTH", True),
+            # A signed link lives well past the hour a rendered step is kept in the cache
+            # (take.html's `{% cache 3600 %}`), and a learner's page stays open a while.
+            "querystring_expire": env_int("AWS_QUERYSTRING_EXPIRE", 6 * 60 * 60),
+            "location": os.environ.get("AWS_LOCATION", ""),
+            # The keys, when not from the machine's role: AWS_ACCESS_KEY_ID and
+            # AWS_SECRET_ACCESS_KEY, read by django-storages from the environment itself.
+            "file_overwrite": False,
+            "default_acl": None,
+        },
+    }
+    if not media_storage["OPTIONS"]["bucket_name"]:
+        raise ImproperlyConfigured("MEDIA_STORAGE=s3 needs AWS_STORAGE_BUCKET_NAME.")
+else:
+    raise ImproperlyConfigured("MEDIA_STORAGE is 'filesystem' (the default) or 's3'.")
+
+
+# The site's public origin ("https://daleel.example.org"), for links made without a request:
+# the images of a GIFT file exported by `manage.py export_quiz`. Empty: the request's own.
+SITE_ORIGIN = os.environ.get("SITE_ORIGIN", "").strip().rstrip("/")
+
+
+def media_origins() -> list[str]:
+    """The origins images are served from when not this site's: for the CSP's img-src."""
+    if MEDIA_STORAGE == "s3":
+        options = media_storage["OPTIONS"]
+        if options["custom_domain"]:
+            return [f"https://{options['custom_domain'].strip('/').split('/')[0]}"]
+        if options["endpoint_url"]:
+            parts = urlsplit(options["endpoint_url"])
+            return [f"{parts.scheme}://{parts.netloc}"]
+        bucket, region = options["bucket_name"], options["region_name"]
+        hosts = [
+            f"{bucket}.s3.amazonaws.com",
+            *([f"{bucket}.s3.{region}.amazonaws.com"] * bool(region)),
+        ]
+        return [f"https://{host}" for host in hosts]
+    parts = urlsplit(MEDIA_URL)
+    return [f"{parts.scheme}://{parts.netloc}"] if parts.netloc else []
+
+
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": media_storage,
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -338,7 +402,8 @@ SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],
     "style-src": [CSP.SELF],
-    "img-src": [CSP.SELF, "data:"],
+    # Images uploaded to questions come from the media origin when it is another host.
+    "img-src": [CSP.SELF, "data:", *media_origins()],
     "font-src": [CSP.SELF],
     "connect-src": [CSP.SELF],
     "form-action": [CSP.SELF],

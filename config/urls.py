@@ -1,9 +1,13 @@
+import re
+
+from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.decorators.http import require_GET
+from django.views.static import serve
 
 from quizzes.views.ops import healthz, readyz, set_language
 
@@ -28,6 +32,20 @@ urlpatterns += i18n_patterns(
     path("accounts/", include("accounts.urls")),
     path("", include("quizzes.urls")),
 )
+
+
+@require_GET
+def media(request: HttpRequest, path: str) -> HttpResponse:
+    # Uploaded images from the media folder while developing (`make run`: SERVE_MEDIA follows
+    # DEBUG); in production the web server in front or the object store serves them.
+    if not settings.SERVE_MEDIA:
+        raise Http404
+    return serve(request, path, document_root=settings.MEDIA_ROOT)
+
+
+if settings.MEDIA_URL.startswith("/"):
+    prefix = re.escape(settings.MEDIA_URL.lstrip("/"))
+    urlpatterns.append(re_path(rf"^{prefix}(?P<path>.+)$", media))
 
 handler400 = "quizzes.views.errors.bad_request"
 handler403 = "quizzes.views.errors.permission_denied"

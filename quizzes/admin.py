@@ -30,6 +30,7 @@ from .instructors.forms import (
     QuizForm,
     QuizOverrideForm,
 )
+from .instructors.images import ChoiceInlineForm, RemovesImageFilesMixin
 from .instructors.preview import QuestionPreviewMixin
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
@@ -56,7 +57,7 @@ def open_reports_url(**filters) -> str:
 
 class ChoiceInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
     model = Choice
-    form = InlineRowForm
+    form = ChoiceInlineForm
     formset = ChoiceInlineFormSet
     # Dragged by its heading (django-nested-admin), or moved by typing its position.
     sortable_field_name = "position"
@@ -66,6 +67,8 @@ class ChoiceInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationSt
         ("position", "is_correct", "fraction"),
         ("text_en", "text_ar"),
         ("feedback_en", "feedback_ar"),
+        "image",
+        ("image_alt_en", "image_alt_ar"),
     ]
     extra = 0
     ordering = ["position"]
@@ -146,6 +149,7 @@ class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmi
 @admin.register(Quiz)
 class QuizAdmin(
     InstructorToolsMixin,
+    RemovesImageFilesMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,
     NestedModelAdminMixin,
@@ -236,7 +240,7 @@ class QuizAdmin(
 
     @admin.action(description=_("Export selected quizzes as GIFT"), permissions=["view_content"])
     def export_gift(self, request, queryset):
-        return exports.gift_download(queryset.order_by("slug"))
+        return exports.gift_download(queryset.order_by("slug"), request=request)
 
     def has_duplicate_permission(self, request) -> bool:
         """A copy adds a quiz with its questions, choices and accepted numbers."""
@@ -270,6 +274,7 @@ class QuizAdmin(
 class QuestionAdmin(
     KeepsLastQuestionOfPublishedQuizMixin,
     QuestionPreviewMixin,
+    RemovesImageFilesMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,
     NestedModelAdminMixin,
@@ -284,7 +289,11 @@ class QuestionAdmin(
         "quiz",
         ("position", "kind"),
         ("prompt_en", "prompt_ar"),
+        "image",
+        ("image_alt_en", "image_alt_ar"),
         ("explanation_en", "explanation_ar"),
+        "explanation_image",
+        ("explanation_image_alt_en", "explanation_image_alt_ar"),
     ]
     ordering = ["quiz", "position"]
     # Both, so that changing the kind is one save; the one the kind does not use is folded.

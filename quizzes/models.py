@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -15,6 +16,33 @@ from django.db.models.functions import Cast, Coalesce, NullIf
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+# Images' alt texts: a sentence or two; a longer description belongs in the prompt.
+IMAGE_ALT_MAX_LENGTH = 250
+
+
+def image_upload_to(instance: models.Model, filename: str) -> str:
+    """A stored image's name: random, so that it tells nothing of the instructor's file and
+    never collides; the extension is the one of the format it was re-encoded to."""
+    extension = filename.rpartition(".")[2].lower() if "." in filename else "png"
+    return f"quizzes/{uuid.uuid4().hex}.{extension}"
+
+
+def image_field(verbose_name: str, *, prefix: str) -> models.ImageField:
+    # The width and height are kept on the row: an <img> gets them without opening the file
+    # (which, on an object store, would be a request per image per page).
+    return models.ImageField(
+        verbose_name,
+        upload_to=image_upload_to,
+        blank=True,
+        width_field=f"{prefix}_width",
+        height_field=f"{prefix}_height",
+        max_length=200,
+    )
+
+
+def image_dimension() -> models.PositiveIntegerField:
+    return models.PositiveIntegerField(null=True, blank=True, editable=False)
 
 
 class GuideManager(models.Manager["Guide"]):
@@ -263,6 +291,18 @@ class Question(models.Model):
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.SINGLE)
     prompt = models.TextField(_("prompt"))
     explanation = models.TextField(_("explanation"))
+    # Shown after the prompt; its alt text is required in English once there is an image.
+    image = image_field(_("image"), prefix="image")
+    image_width = image_dimension()
+    image_height = image_dimension()
+    image_alt = models.CharField(_("image's alt text"), max_length=IMAGE_ALT_MAX_LENGTH, blank=True)
+    # Shown with the explanation, in the feedback and the review.
+    explanation_image = image_field(_("explanation's image"), prefix="explanation_image")
+    explanation_image_width = image_dimension()
+    explanation_image_height = image_dimension()
+    explanation_image_alt = models.CharField(
+        _("explanation image's alt text"), max_length=IMAGE_ALT_MAX_LENGTH, blank=True
+    )
 
     objects = QuestionManager()
 
@@ -324,6 +364,11 @@ class Choice(QuestionPart):
         Question, on_delete=models.CASCADE, related_name="choices", verbose_name=_("question")
     )
     text = models.CharField(_("text"), max_length=500)
+    # Shown in the choice's label, after its text.
+    image = image_field(_("image"), prefix="image")
+    image_width = image_dimension()
+    image_height = image_dimension()
+    image_alt = models.CharField(_("image's alt text"), max_length=IMAGE_ALT_MAX_LENGTH, blank=True)
     # The instructor's mark ("right"), always the sign of the weight: a right choice has a
     # positive weight, a wrong one zero or less.
     is_correct = models.BooleanField(_("correct"), default=False)

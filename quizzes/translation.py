@@ -17,13 +17,14 @@ class QuizTranslationOptions(TranslationOptions):
 
 @register(Question)
 class QuestionTranslationOptions(TranslationOptions):
-    fields = ("prompt", "explanation")
-    required_languages = ("en",)
+    fields = ("prompt", "explanation", "image_alt", "explanation_image_alt")
+    # An image's alt text is required in English only with an image (the admin's forms).
+    required_languages = {"en": ("prompt", "explanation")}
 
 
 @register(Choice)
 class ChoiceTranslationOptions(TranslationOptions):
-    fields = ("text", "feedback")
+    fields = ("text", "feedback", "image_alt")
     # Feedback is optional in every language; only the choice's text is required in English.
     required_languages = {"en": ("text",)}
 

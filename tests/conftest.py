@@ -43,6 +43,12 @@ def _english_and_fresh_cache(settings):
         alias.clear()
 
 
+@pytest.fixture(autouse=True)
+def _media_in_a_temporary_folder(settings, tmp_path_factory):
+    """Uploaded images go to a folder of the test's own, never the checkout's media/."""
+    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
 @pytest.fixture
 def learner(db):
     return factories.make_user("amina")

@@ -8,8 +8,10 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
 
+from django.conf import settings
 from django.db.models import Prefetch, QuerySet
-from django.http import HttpResponse, StreamingHttpResponse
+from django.db.models.fields.files import FieldFile
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
 from ..models import Attempt, Choice, NumericalAnswer, Question, Quiz
@@ -20,13 +22,49 @@ def _bilingual(obj, field: str) -> Bilingual:
     return Bilingual(en=getattr(obj, f"{field}_en") or "", ar=getattr(obj, f"{field}_ar") or "")
 
 
-def _gift_question(question: Question) -> GiftQuestion:
+def request_origin(request: HttpRequest | None) -> str:
+    """Where the exported images' links point: SITE_ORIGIN when it is set, else the
+    request's own scheme and host, else nothing (links then stay relative to the site)."""
+    if settings.SITE_ORIGIN:
+        return settings.SITE_ORIGIN.rstrip("/")
+    if request is not None:
+        return request.build_absolute_uri("/").rstrip("/")
+    return ""
+
+
+def _markdown_alt(text: str) -> str:
+    # Brackets would end the alt text early; a line break would end the image.
+    text = " ".join(text.split())
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _with_image(text: Bilingual, obj, name: str, origin: str, *, inline: bool = False) -> Bilingual:
+    """`text` followed by `obj`'s image `name` as a Markdown image link (absolute), in each
+    language the text has: GIFT has no images of its own, and Moodle reads Markdown."""
+    image: FieldFile = getattr(obj, name)
+    if not image:
+        return text
+    url = image.url
+    if url.startswith("/"):
+        url = origin + url
+    alt_en = getattr(obj, f"{name}_alt_en") or ""
+    alt_ar = getattr(obj, f"{name}_alt_ar") or alt_en
+    gap = " " if inline else "\n\n"
+    return Bilingual(
+        en=f"{text.en}{gap}![{_markdown_alt(alt_en)}]({url})",
+        ar=f"{text.ar}{gap}![{_markdown_alt(alt_ar)}]({url})" if text.ar else "",
+    )
+
+
+def _gift_question(question: Question, origin: str = "") -> GiftQuestion:
     return GiftQuestion(
-        prompt=_bilingual(question, "prompt"),
-        explanation=_bilingual(question, "explanation"),
+        prompt=_with_image(_bilingual(question, "prompt"), question, "image", origin),
+        explanation=_with_image(
+            _bilingual(question, "explanation"), question, "explanation_image", origin
+        ),
         choices=[
             GiftChoice(
-                text=_bilingual(choice, "text"),
+                text=_with_image(_bilingual(choice, "text"), choice, "image", origin, inline=True),
                 fraction=choice.fraction.normalize(),
                 feedback=_bilingual(choice, "feedback"),
             )
@@ -46,14 +84,17 @@ def _gift_question(question: Question) -> GiftQuestion:
     )
 
 
-def quiz_to_gift(quiz: Quiz) -> str:
-    """The quiz as GIFT: title as the category, description as a description item."""
+def quiz_to_gift(quiz: Quiz, *, origin: str | None = None) -> str:
+    """The quiz as GIFT: title as the category, description as a description item; images as
+    Markdown image links to their files, made absolute with `origin` (by default
+    `request_origin(None)`: SITE_ORIGIN)."""
+    origin = request_origin(None) if origin is None else origin
     questions = quiz.questions.order_by("position").prefetch_related(
         Prefetch("choices", queryset=Choice.objects.order_by("position")),
         Prefetch("numerical_answers", queryset=NumericalAnswer.objects.order_by("position")),
     )
     return write_gift(
-        [_gift_question(question) for question in questions],
+        [_gift_question(question, origin) for question in questions],
         title=_bilingual(quiz, "title"),
         description=_bilingual(quiz, "description"),
         header=f"Daleel quiz: {quiz.slug}\nImport with: python manage.py import_quiz FILE",
@@ -64,17 +105,21 @@ def gift_filename(quiz: Quiz) -> str:
     return f"{quiz.slug}.gift.txt"
 
 
-def gift_download(quizzes: Iterable[Quiz]) -> HttpResponse:
-    """One quiz as a GIFT file; several as a zip of GIFT files, one per quiz."""
+def gift_download(quizzes: Iterable[Quiz], *, request: HttpRequest | None = None) -> HttpResponse:
+    """One quiz as a GIFT file; several as a zip of GIFT files, one per quiz. Images link to
+    the request's origin (or SITE_ORIGIN)."""
     quizzes = list(quizzes)
+    origin = request_origin(request)
     if len(quizzes) == 1:
-        response = HttpResponse(quiz_to_gift(quizzes[0]), content_type="text/plain; charset=utf-8")
+        response = HttpResponse(
+            quiz_to_gift(quizzes[0], origin=origin), content_type="text/plain; charset=utf-8"
+        )
         response["Content-Disposition"] = f'attachment; filename="{gift_filename(quizzes[0])}"'
         return response
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for quiz in quizzes:
-            archive.writestr(gift_filename(quiz), quiz_to_gift(quiz))
+            archive.writestr(gift_filename(quiz), quiz_to_gift(quiz, origin=origin))
     response = HttpResponse(buffer.getvalue(), content_type="application/zip")
     response["Content-Disposition"] = 'attachment; filename="quizzes-gift.zip"'
     return response

@@ -20,6 +20,7 @@ from ..models import (
     validate_numerical_answers,
 )
 from ..text import TEXT_MAX_LENGTH
+from .images import ImageFormMixin
 from .imports import PLACEHOLDER_GUIDE_SLUG
 from .reordering import ReorderableInlineFormSet, live_forms
 
@@ -226,8 +227,9 @@ def _nested_rows(form) -> dict[type, list] | None:
     return rows
 
 
-class QuestionForm(forms.ModelForm):
-    """A question's own page: its position may be left empty, to put it after the others."""
+class QuestionForm(ImageFormMixin, forms.ModelForm):
+    """A question's own page: its position may be left empty, to put it after the others; its
+    images are checked and re-encoded (`ImageFormMixin`)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

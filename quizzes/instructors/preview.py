@@ -2,7 +2,9 @@
 them, in both languages, rendered on the server by the learners' renderer (quizzes/text.py).
 
 The question's change page posts its own form here (htmx, as the instructor types; or the
-Preview button without JavaScript). Nothing is saved; only what the form holds is shown.
+Preview button without JavaScript). Nothing is saved; only what the form holds is shown, and
+the images the question has stored (`?question=<id>`), with the alt texts the form holds: an
+image picked but not saved yet shows once the question is saved.
 """
 
 from __future__ import annotations
@@ -36,10 +38,19 @@ PREVIEW_MAX_LENGTH = 4 * TEXT_MAX_LENGTH
 
 
 @dataclass
+class PreviewImage:
+    url: str
+    width: int | None
+    height: int | None
+    alt: str
+
+
+@dataclass
 class PreviewChoice:
     text: SafeString
     feedback: SafeString
     is_correct: bool
+    image: PreviewImage | None = None
 
 
 @dataclass
@@ -50,6 +61,23 @@ class LanguagePreview:
     prompt: SafeString
     explanation: SafeString
     choices: list[PreviewChoice] = field(default_factory=list)
+    image: PreviewImage | None = None
+    explanation_image: PreviewImage | None = None
+
+
+def _stored_image(obj, name: str, data: QueryDict, prefix: str, code: str) -> PreviewImage | None:
+    """`obj`'s stored image `name`, with the alt text the form holds in `code` (or English's);
+    none when the form clears it."""
+    image = getattr(obj, name, None) if obj is not None else None
+    if not image or data.get(f"{prefix}{name}-clear"):
+        return None
+    alt = data.get(f"{prefix}{name}_alt_{code}", "") or data.get(f"{prefix}{name}_alt_en", "")
+    return PreviewImage(
+        url=image.url,
+        width=getattr(obj, f"{name}_width"),
+        height=getattr(obj, f"{name}_height"),
+        alt=alt,
+    )
 
 
 def _choice_rows(data: QueryDict) -> dict[int, dict[str, str]]:
@@ -107,10 +135,12 @@ def preview_problems(data: QueryDict) -> list[str]:
     return problems
 
 
-def question_preview(data: QueryDict) -> list[LanguagePreview]:
+def question_preview(data: QueryDict, stored: Question | None = None) -> list[LanguagePreview]:
     """What the posted question form would show learners, in each language (call
-    `preview_problems` first: this renders whatever it is given)."""
+    `preview_problems` first: this renders whatever it is given), with the images of the
+    `stored` question and its choices."""
     rows = _choice_rows(data)
+    stored_choices = {choice.pk: choice for choice in stored.choices.all()} if stored else {}
     kept = [
         (index, row)
         for index, row in sorted(rows.items())
@@ -125,16 +155,21 @@ def question_preview(data: QueryDict) -> list[LanguagePreview]:
             direction="rtl" if info["bidi"] else "ltr",
             prompt=render_markdown(data.get(f"prompt_{code}", ""), lang=code),
             explanation=render_markdown(data.get(f"explanation_{code}", ""), lang=code),
+            image=_stored_image(stored, "image", data, "", code),
+            explanation_image=_stored_image(stored, "explanation_image", data, "", code),
         )
         for index, row in kept:
             text = row.get(f"text_{code}", "")
             if not text:
                 continue
+            choice_id = data.get(f"choices-{index}-id", "")
+            choice = stored_choices.get(int(choice_id)) if choice_id.isdigit() else None
             preview.choices.append(
                 PreviewChoice(
                     text=SafeString(unwrap_paragraph(render_markdown(text, lang=code))),
                     feedback=render_markdown(row.get(f"feedback_{code}", ""), lang=code),
                     is_correct=bool(data.get(f"choices-{index}-is_correct")),
+                    image=_stored_image(choice, "image", data, f"choices-{index}-", code),
                 )
             )
         previews.append(preview)
@@ -163,5 +198,11 @@ class QuestionPreviewMixin:
         }
         problems = preview_problems(request.POST)
         context["problems"] = problems
-        context["previews"] = [] if problems else question_preview(request.POST)
+        context["previews"] = [] if problems else question_preview(request.POST, stored=None)
+        question_id = request.GET.get("question", "")
+        stored = (
+            Question.objects.filter(pk=int(question_id)).first() if question_id.isdigit() else None
+        )
+        if stored is not None and self.has_view_permission(request, stored) and not problems:
+            context["previews"] = question_preview(request.POST, stored=stored)
         return render(request, template, context)

@@ -258,7 +258,7 @@ class InstructorToolsMixin:
         if not self.has_export_permission(request):
             raise PermissionDenied
         quiz = self.quiz_or_404(request, object_id)
-        return gift_download([quiz])
+        return gift_download([quiz], request=request)
 
     @method_decorator(require_http_methods(["GET", "HEAD", "POST"]))
     def preview_view(self, request: HttpRequest, object_id: str, number: int) -> HttpResponse:
