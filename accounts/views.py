@@ -189,7 +189,14 @@ def download_data(request: HttpRequest) -> HttpResponse:
         rate=settings.DATA_EXPORT_RATE,
         increment=True,
     ):
-        return render(request, "accounts/data_export_limited.html", status=429)
+        return _limited(
+            request,
+            reason=_(
+                "You downloaded your data many times in a short time. Please try again later."
+            ),
+            back_url=reverse("accounts:profile"),
+            back_label=_("Back to your profile"),
+        )
     document = account_export(user=request.user)
     filename = f"daleel-{timezone.now():%Y-%m-%d}.json"
     response = HttpResponse(
@@ -249,7 +256,15 @@ class PasswordResetView(auth_views.PasswordResetView):
             rate=settings.PASSWORD_RESET_RATE_PER_CLIENT,
             increment=True,
         ):
-            return render(self.request, "accounts/password_reset_limited.html", status=429)
+            return _limited(
+                self.request,
+                reason=_(
+                    "Many password resets were asked for from here in a short time. Please try "
+                    "again in an hour."
+                ),
+                back_url=reverse("accounts:login"),
+                back_label=_("Back to sign in"),
+            )
         email = form.cleaned_data["email"].strip().casefold()
         if is_ratelimited(
             self.request,
@@ -274,3 +289,9 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         response = super().form_valid(form)
         axes_reset(username=form.user.get_username())
         return response
+
+
+def _limited(request: HttpRequest, *, reason: str, back_url: str, back_label: str) -> HttpResponse:
+    """The page of a limit reached (429), in the learner's language."""
+    context = {"reason": reason, "back_url": back_url, "back_label": back_label}
+    return render(request, "accounts/limited.html", context, status=429)
