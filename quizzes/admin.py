@@ -16,7 +16,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
-from nested_admin import NestedModelAdminMixin, NestedStackedInlineMixin, NestedTabularInlineMixin
+from nested_admin import NestedModelAdminMixin, NestedStackedInlineMixin
 
 from .instructors import exports
 from .instructors.deletion import KeepsLastQuestionOfPublishedQuizMixin
@@ -126,7 +126,7 @@ class GuideQuizInline(admin.TabularInline):
         return False
 
 
-class QuizOverrideInline(NestedTabularInlineMixin, admin.TabularInline):
+class QuizOverrideInline(NestedStackedInlineMixin, admin.StackedInline):
     """Per-learner extra time and attempts, from that learner's next start."""
 
     model = QuizOverride

@@ -3,12 +3,13 @@ added and saved in one go, under the strict CSP."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from quizzes.models import Quiz
+from quizzes.models import Attempt, Quiz
 from tests import factories
 
-from .support import sign_in
+from .support import assert_accessible, sign_in
 from .test_csp import _RECORD_VIOLATIONS, _violations
 
 
@@ -85,3 +86,45 @@ def test_an_instructor_reorders_choices_by_dragging_and_by_typing_their_position
         "Choice 1.2",
         "Choice 1.3",
     ]
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_quiz_page_and_its_preview_as_a_learner_are_accessible_and_record_nothing(
+    lang, page: Page, context: BrowserContext, live_server, axe_source, transactional_db
+):
+    quiz = factories.make_mixed_quiz(is_published=False)
+    sign_in(
+        context, live_server.url, factories.make_user("admin", is_staff=True, is_superuser=True)
+    )
+    page.add_init_script(_RECORD_VIOLATIONS)
+    page.goto(f"/{lang}/admin/quizzes/quiz/{quiz.pk}/change/")
+    assert_accessible(page, axe_source, f"the quiz's admin page ({lang})")
+
+    page.locator(f'a[hreflang="{lang}"]').first.click()
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    assert_accessible(page, axe_source, f"the preview's first question ({lang})")
+    first = quiz.questions.get(position=1)
+    page.locator(f'input[name="choice"][value="{first.choices.get(is_correct=True).pk}"]').check()
+    page.locator('form.question button[type="submit"]').click()
+    expect(page.locator(".feedback--right")).to_be_visible()
+    assert_accessible(page, axe_source, f"the preview's feedback ({lang})")
+    assert _violations(page) == []
+    assert not Attempt.objects.exists()
+
+
+def test_an_instructor_duplicates_a_quiz_from_the_list(
+    page: Page, context: BrowserContext, live_server, transactional_db
+):
+    quiz = factories.make_mixed_quiz()
+    sign_in(
+        context, live_server.url, factories.make_user("admin", is_staff=True, is_superuser=True)
+    )
+    page.goto("/en/admin/quizzes/quiz/")
+    page.locator(f'input[name="_selected_action"][value="{quiz.pk}"]').check()
+    page.select_option('select[name="action"]', "duplicate")
+    page.get_by_role("button", name="Run").click()
+
+    expect(page.locator(".messagelist .success")).to_contain_text("unpublished")
+    copy = Quiz.objects.get(slug=f"{quiz.slug}-copy")
+    assert not copy.is_published
+    assert copy.questions.count() == quiz.questions.count() == 4
