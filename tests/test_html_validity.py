@@ -49,7 +49,6 @@ DJANGO_ADMIN = [
     ("aria-describedby", 'class="vTimeField"'),
     # A tabular inline shows help in its column header; its fields still point to a help text.
     ("aria-describedby", 'name="quizzes-0-guide_position"'),
-    ("aria-describedby", 'name="overrides-__prefix__-'),
     # The user forms: the password fieldset's help, and the read-only password hash widget.
     ("aria-describedby", '<fieldset aria-describedby="_helptext">'),
     ("aria-describedby", '<div disabled aria-describedby="id_password_helptext"'),
