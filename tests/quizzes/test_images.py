@@ -107,7 +107,9 @@ def test_an_arabic_step_shows_the_arabic_alt_texts_and_falls_back_to_english(
     assert images(page)[0]["alt"] == "A bar chart of memory per GPU."
 
 
-def test_the_feedback_and_the_result_show_the_explanation_image(learner, learner_client, pictured):
+def test_the_feedback_and_the_result_show_the_explanation_and_choice_images(
+    learner, learner_client, pictured
+):
     attempt = attempt_start(user=learner, quiz=pictured)
     question = pictured.questions.get()
     answer_record(attempt=attempt, question=question, choice_id=correct_choice(question).pk)
@@ -122,6 +124,7 @@ def test_the_feedback_and_the_result_show_the_explanation_image(learner, learner
     alts = [image["alt"] for image in images(result)]
     assert "The same chart, halved." in alts
     assert "A bar chart of memory per GPU." in alts
+    assert "A small blue square." in alts  # the choice picked, with its image
 
 
 def test_a_new_image_shows_on_a_step_already_kept_in_the_cache(learner_client, pictured):

@@ -31,3 +31,19 @@ def test_the_images_migration_runs_back_and_forward_with_content_in_place():
     assert {"image", "image_height", "image_alt_ar"} <= _columns("quizzes_choice")
     assert quiz.questions.count() == 2
     assert not quiz.questions.first().image
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_draws_migration_runs_back_and_forward_with_attempts_in_place():
+    """Migration 0016 (Quiz.questions_per_attempt, shuffle_questions, Attempt.question_order)
+    back to 0015 and forward again, through the search's and the images' migrations."""
+    quiz = make_quiz(questions=2)
+
+    call_command("migrate", "quizzes", "0015", verbosity=0)
+    assert "question_order" not in _columns("quizzes_attempt")
+    assert "questions_per_attempt" not in _columns("quizzes_quiz")
+    call_command("migrate", "quizzes", verbosity=0)
+
+    assert "question_order" in _columns("quizzes_attempt")
+    assert {"questions_per_attempt", "shuffle_questions"} <= _columns("quizzes_quiz")
+    assert quiz.questions.count() == 2
