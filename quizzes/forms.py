@@ -173,7 +173,9 @@ class CatalogForm(forms.Form):
         super().__init__(data)
         guide = self.fields["guide"]
         assert isinstance(guide, forms.ChoiceField)
-        guide.choices = [("", _("Any")), *listed_guides()]
+        # Lazily: the guides are read only to render the form (kept rendered in catalog.html)
+        # or to check a guide asked for, not on every catalog request.
+        guide.choices = lambda: [("", _("Any")), *listed_guides()]
         if not signed_in:
             del self.fields["status"]
             del self.fields["mastery"]
