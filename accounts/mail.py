@@ -1,5 +1,10 @@
 """Mail to learners about their account, and the console mail backend of `make run`, which
-prints mail as people read it."""
+prints mail as people read it.
+
+Every mail is written in the request (its language and links are the request's) and sent by
+the `deliver` task (Django's tasks framework, `TASKS` in config/settings.py): the worker sends
+it, so a request that mails answers as fast as one that does not, and a mail server that is
+slow or down never holds a page up."""
 
 from __future__ import annotations
 
@@ -7,8 +12,9 @@ import email.policy
 import logging
 from typing import TYPE_CHECKING
 
-from django.core.mail import send_mail
+from django.core.mail import EmailMultiAlternatives
 from django.core.mail.backends import console
+from django.tasks import task
 from django.template.loader import render_to_string
 from django.utils import translation
 
@@ -23,19 +29,45 @@ def email_changed_notice(*, user: User, old_email: str, language: str) -> None:
     (the learner, or someone at a computer they left signed in) now receives the password
     resets. The new address is not written in it; the mail says what to do if it was not
     the learner. A mail server that fails does not undo the change or fail the page: it is
-    logged."""
+    logged by the worker."""
     with translation.override(language or translation.get_language()):
         context = {"user": user}
         subject = render_to_string("accounts/email/email_changed_subject.txt", context).strip()
         body = render_to_string("accounts/email/email_changed.txt", context)
+    send_later(subject=subject, body=body, to=[old_email])
+
+
+@task
+def deliver(
+    *,
+    subject: str,
+    body: str,
+    to: list[str],
+    html: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> None:
+    """Send one mail, plain text with an optional HTML alternative (the worker runs it; a
+    failure is the task's, logged there)."""
+    message = EmailMultiAlternatives(subject, body, to=to, headers=headers or {})
+    if html is not None:
+        message.attach_alternative(html, "text/html")
+    message.send()
+
+
+def send_later(
+    *,
+    subject: str,
+    body: str,
+    to: list[str],
+    html: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> None:
+    """Queue a mail for the worker. A queue that cannot take it (its database is down) loses
+    this mail, logged, and fails nothing else: the page that sent it still answers."""
     try:
-        send_mail(subject, body, None, [old_email])
-    except Exception:  # any mail backend's error: the change is saved either way
-        logger.warning(
-            "Could not send the email-change notice to the old address of user %s",
-            user.pk,
-            exc_info=True,
-        )
+        deliver.enqueue(subject=subject, body=body, to=to, html=html, headers=headers)
+    except Exception:  # any backend's error: the mail is lost, the request is not
+        logger.warning("Could not queue a mail to %d address(es)", len(to), exc_info=True)
 
 
 class ReadableConsoleBackend(console.EmailBackend):

@@ -92,6 +92,8 @@ INSTALLED_APPS = [
     # A quiz's questions with their choices on one admin page (quizzes/admin.py).
     "nested_admin",
     "django_htmx",
+    # The queue of background tasks (TASKS, below) in the database, and its `db_worker`.
+    "django_tasks_db",
     "axes",
     "accounts",
     "quizzes",
@@ -279,6 +281,15 @@ else:
             },
         }
     }
+# Background tasks (Django's tasks framework): mail, and whatever must not hold a request up.
+# TASKS_BACKEND=database (the default) queues them in the database for the worker, a process
+# of its own (`manage.py db_worker`; `make run` starts one beside the web server);
+# TASKS_BACKEND=immediate runs each in the request that queued it, without a worker.
+TASKS_BACKENDS = {
+    "database": "django_tasks_db.DatabaseBackend",
+    "immediate": "django.tasks.backends.immediate.ImmediateBackend",
+}
+TASKS = {"default": {"BACKEND": TASKS_BACKENDS[os.environ.get("TASKS_BACKEND", "database")]}}
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Daleel <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # A reset link works once (its token hashes the password it replaces) and for one hour.

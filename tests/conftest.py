@@ -28,6 +28,13 @@ def _exact_review_dates(settings):
 
 
 @pytest.fixture(autouse=True)
+def _tasks_run_in_the_test(settings):
+    """Background tasks run where they are queued, so a test sees their effect (the mail in
+    `mailoutbox`); tests of the queue itself set the database backend."""
+    settings.TASKS = {"default": {"BACKEND": settings.TASKS_BACKENDS["immediate"]}}
+
+
+@pytest.fixture(autouse=True)
 def _english_and_fresh_cache(settings):
     """Each test starts in English with empty caches (content, sessions and this process's
     local cache live there)."""
