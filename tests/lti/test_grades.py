@@ -1,0 +1,138 @@
+"""A learner launched from a platform takes a quiz in its frame; the platform gets the score,
+once, over real HTTP."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from lti.models import QuizGrading, ScorePost
+from quizzes.models import Attempt
+from tests.factories import correct_choice, make_quiz, wrong_choice
+
+from .conftest import launch
+from .platform import SCORE_SCOPE
+
+pytestmark = pytest.mark.django_db
+
+
+def take(client: Client, quiz, *, right: int) -> Attempt:
+    """Start the quiz through the site's own views and answer it: the first `right` right."""
+    response = client.post(f"/en/quizzes/{quiz.slug}/start/")
+    assert response.status_code == 302
+    attempt = Attempt.objects.filter(quiz=quiz).latest("started_at")
+    questions = attempt.quiz.questions.order_by("position")
+    for number, question in enumerate(questions, 1):
+        pick = correct_choice(question) if number <= right else wrong_choice(question)
+        client.post(f"/en/attempts/{attempt.pk}/questions/{number}/", {"choice": pick.pk})
+    attempt.refresh_from_db()
+    return attempt
+
+
+def launched_learner(registered, quiz) -> Client:
+    client = Client()
+    response, _token, _auth = launch(
+        client, registered, target_link_uri=f"http://testserver/en/quizzes/{quiz.slug}/"
+    )
+    assert response.status_code == 302
+    assert response["Location"] == f"/en/quizzes/{quiz.slug}/"
+    registered.tool_jwks = client.get("/lti/jwks/").json()
+    return client
+
+
+def test_a_learner_from_a_platform_finishes_a_quiz_and_the_platform_gets_the_score_once(
+    registered, django_capture_on_commit_callbacks
+):
+    quiz = make_quiz(questions=3)
+    client = launched_learner(registered, quiz)
+    page = client.get(f"/en/quizzes/{quiz.slug}/")
+    assert page.status_code == 200
+    assert registered.issuer in page["Content-Security-Policy"]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt = take(client, quiz, right=2)
+
+    assert attempt.is_finished and attempt.score == 2
+    (score,) = registered.received.scores
+    assert score["lineitem"] == "/lineitems/1"
+    assert score["content_type"] == "application/vnd.ims.lis.v1.score+json"
+    assert score["scoreGiven"] == 2
+    assert score["scoreMaximum"] == 3
+    assert score["activityProgress"] == "Completed"
+    assert score["gradingProgress"] == "FullyGraded"
+    assert score["userId"] == "learner-sub-1"
+    assert score["timestamp"].startswith(attempt.finished_at.date().isoformat())
+    (token_request,) = registered.received.token_requests
+    assert token_request["grant_type"] == "client_credentials"
+    assert token_request["scope"] == SCORE_SCOPE
+    assert token_request["claims"]["iss"] == registered.client_id
+    post = ScorePost.objects.get(attempt=attempt)
+    assert post.status == ScorePost.Status.SENT and post.tries == 1
+
+    # A second run of the task (a retry that raced, a command) sends nothing again.
+    from lti.grades import post_score
+
+    assert post_score.call(post.pk) == ScorePost.Status.SENT
+    assert len(registered.received.scores) == 1
+
+
+def test_a_failing_platform_is_retried_with_backoff_until_it_takes_the_score(
+    registered, django_capture_on_commit_callbacks, time_machine
+):
+    quiz = make_quiz(questions=2)
+    client = launched_learner(registered, quiz)
+    registered.score_statuses = [500]
+    time_machine.move_to("2026-12-01 10:00:00+00:00", tick=False)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt = take(client, quiz, right=1)
+
+    post = ScorePost.objects.get(attempt=attempt)
+    assert post.status == ScorePost.Status.FAILED and post.tries == 1
+    assert "500" in post.last_error
+    assert registered.received.scores == []
+    call_command("lti_retry_scores", verbosity=0)  # not due yet: 30 seconds later
+    assert ScorePost.objects.get(pk=post.pk).tries == 1
+
+    time_machine.move_to("2026-12-01 10:00:31+00:00", tick=False)
+    call_command("lti_retry_scores", verbosity=0)
+
+    post.refresh_from_db()
+    assert post.status == ScorePost.Status.SENT and post.tries == 2
+    (score,) = registered.received.scores
+    assert score["scoreGiven"] == 1 and score["scoreMaximum"] == 2
+    # The token was kept from the first try: asked once.
+    assert len(registered.received.token_requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("counts", "sent"),
+    [("first", [Decimal(3)]), ("best", [Decimal(3), Decimal(3)]), ("last", [Decimal(3), 1])],
+)
+def test_the_quizs_setting_says_which_attempt_the_platform_gets(
+    registered, django_capture_on_commit_callbacks, counts, sent
+):
+    quiz = make_quiz(questions=3)
+    QuizGrading.objects.create(quiz=quiz, counts=counts)
+    client = launched_learner(registered, quiz)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        take(client, quiz, right=3)
+    with django_capture_on_commit_callbacks(execute=True):
+        second = take(client, quiz, right=1)
+
+    assert [s["scoreGiven"] for s in registered.received.scores] == sent
+    expected = ScorePost.Status.SKIPPED if counts == "first" else ScorePost.Status.SENT
+    assert ScorePost.objects.get(attempt=second).status == expected
+
+
+def test_an_attempt_not_launched_from_a_platform_sends_nothing(
+    learner_client, quiz, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        take(learner_client, quiz, right=3)
+
+    assert not ScorePost.objects.exists()
