@@ -15,7 +15,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
 from pylti1p3.deployment import Deployment as PyDeployment
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.registration import Registration as PyRegistration
 from pylti1p3.tool_config.abstract import ToolConfAbstract
 
@@ -201,5 +201,5 @@ def oidc_login(request: HttpRequest, launch_url: str):
     login = DjangoOIDCLogin(request, ToolConf())
     try:
         return login.disable_check_cookies().redirect(launch_url)
-    except LtiException as error:
+    except (LtiException, OIDCException) as error:
         raise LaunchRefused(str(error)) from error

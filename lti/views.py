@@ -106,7 +106,7 @@ def refused(request: HttpRequest, reason: str, *, status: int = 403, **extra) ->
     context = {
         "reason": reason,
         "message": reason_message(reason),
-        "languages": [code for code, _name in settings.LANGUAGES],
+        "refusal_languages": [code for code, _name in settings.LANGUAGES],
         **extra,
     }
     return render(request, "lti/refused.html", context, status=status)
@@ -141,7 +141,10 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
 
 
 def _cookies_blocked_response(request: HttpRequest, reason: str) -> HttpResponse | None:
-    if settings.SESSION_COOKIE_NAME in request.COOKIES:
+    """The page for a launch that failed because the browser withheld the cookies of the
+    login (it blocks third-party cookies): a link that starts the launch again in a window of
+    its own. None for any other failure."""
+    if settings.SESSION_COOKIE_NAME in request.COOKIES or "state" not in reason.lower():
         return None
     state = request.POST.get("state", "")
     kept = cache.get(f"lti-login-{state}") if state else None
@@ -159,6 +162,7 @@ def _launch(request: HttpRequest) -> HttpResponse:
         blocked = _cookies_blocked_response(request, error.reason)
         return blocked or refused(request, error.reason)
     body = launch.get_launch_data()
+    cache.delete(f"lti-login-{request.POST.get('state', '')}")
     registration = launch.tool_conf.registration
     assert registration is not None
     is_instructor = launch.check_teacher_access() or launch.check_staff_access()

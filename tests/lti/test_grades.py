@@ -136,3 +136,39 @@ def test_an_attempt_not_launched_from_a_platform_sends_nothing(
         take(learner_client, quiz, right=3)
 
     assert not ScorePost.objects.exists()
+
+
+def test_submit_all_in_exam_mode_sends_the_score(registered, django_capture_on_commit_callbacks):
+    quiz = make_quiz(questions=2, feedback="deferred")
+    client = launched_learner(registered, quiz)
+    attempt = take(client, quiz, right=2)  # saved, not finished: exam mode
+    assert not attempt.is_finished
+    assert registered.received.scores == []
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/en/attempts/{attempt.pk}/finish/")
+
+    (score,) = registered.received.scores
+    assert score["scoreGiven"] == 2 and score["scoreMaximum"] == 2
+
+
+def test_an_attempt_closed_by_its_deadline_sends_the_score(
+    registered, django_capture_on_commit_callbacks, time_machine
+):
+    from datetime import timedelta
+
+    time_machine.move_to("2026-12-01 10:00:00+00:00", tick=False)
+    quiz = make_quiz(questions=3, time_limit=timedelta(minutes=5))
+    client = launched_learner(registered, quiz)
+    client.post(f"/en/quizzes/{quiz.slug}/start/")
+    attempt = Attempt.objects.get(quiz=quiz)
+    question = quiz.questions.order_by("position").first()
+    client.post(f"/en/attempts/{attempt.pk}/questions/1/", {"choice": correct_choice(question).pk})
+
+    time_machine.move_to("2026-12-01 10:06:00+00:00", tick=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("close_overdue_attempts", verbosity=0)
+
+    (score,) = registered.received.scores
+    assert score["scoreGiven"] == 1 and score["scoreMaximum"] == 3
+    assert ScorePost.objects.get(attempt=attempt).status == ScorePost.Status.SENT
