@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
@@ -73,23 +73,23 @@ def tool_urls(origin: str) -> dict[str, str]:
 REASONS = [
     (
         ("signature", "public key", "decode id_token", "kid"),
-        _lazy(
+        gettext_lazy(
             "The launch's signature does not match the platform's keys: it was not made by your "
             "platform, or the platform's keys changed."
         ),
     ),
-    (("expired", "exp)", "iat"), _lazy("The launch expired before it reached Daleel.")),
-    (("used already", "nonce"), _lazy("This launch was used already. A launch works once.")),
-    (("deployment",), _lazy("This deployment of Daleel is not registered here.")),
-    (("audience", "azp", "client id"), _lazy("The launch was meant for another tool.")),
-    (("registration", "issuer"), _lazy("This platform is not registered with Daleel.")),
+    (("expired", "exp)", "iat"), gettext_lazy("The launch expired before it reached Daleel.")),
+    (("used already", "nonce"), gettext_lazy("This launch was used already. A launch works once.")),
+    (("deployment",), gettext_lazy("This deployment of Daleel is not registered here.")),
+    (("audience", "azp", "client id"), gettext_lazy("The launch was meant for another tool.")),
+    (("registration", "issuer"), gettext_lazy("This platform is not registered with Daleel.")),
     (
         ("state",),
-        _lazy(
+        gettext_lazy(
             "The launch did not come back to the browser that started it (its state is missing)."
         ),
     ),
-    (("instructors",), _lazy("Only instructors may add Daleel's quizzes to a course.")),
+    (("instructors",), gettext_lazy("Only instructors may add Daleel's quizzes to a course.")),
 ]
 
 
@@ -98,7 +98,7 @@ def reason_message(reason: str):
     for words, message in REASONS:
         if any(word in lowered for word in words):
             return message
-    return _lazy("The launch is not valid.")
+    return gettext_lazy("The launch is not valid.")
 
 
 def refused(request: HttpRequest, reason: str, *, status: int = 403, **extra) -> HttpResponse:

@@ -153,8 +153,8 @@ def test_a_replayed_id_token_is_refused(registered):
     client = Client()
     response, token, auth = launch(client, registered, target_link_uri=quiz_url(quiz))
     assert response.status_code == 302
-    client.logout()
 
+    # The same browser, its state cookie and session still there: pylti1p3 alone takes it.
     replay = client.post("/lti/launch/", {"id_token": token, "state": auth["state"]})
 
     assert "used already" in refused(replay)
