@@ -33,7 +33,12 @@ def lti_embedding(get_response: Callable[[HttpRequest], HttpResponse]):
     def middleware(request: HttpRequest) -> HttpResponse:
         response = get_response(request)
         session = getattr(request, "session", None)
-        origins = session.get(ORIGINS) if session is not None else None
+        # Only a session that exists (its cookie came) or was just written: a request without
+        # one reads nothing more than it did.
+        has_session = session is not None and (
+            settings.SESSION_COOKIE_NAME in request.COOKIES or session.modified
+        )
+        origins = session.get(ORIGINS) if has_session else None
         if not origins:
             return response
         policy = {**settings.SECURE_CSP, "frame-ancestors": list(origins)}

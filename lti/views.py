@@ -225,8 +225,14 @@ def _picker_quizzes(query: str):
 def deep_linking(request: HttpRequest) -> HttpResponse:
     """Deep linking: the platform's launch arrives here (an id_token), then the instructor
     picks quizzes (GET to list, POST `quizzes` to return them to the platform)."""
-    if request.method == "POST" and "id_token" in request.POST:
-        return _launch(request)
+    if request.method == "POST":
+        if "id_token" in request.POST:
+            return _launch(request)
+        # Picking is a form of ours, in a session of ours: CSRF applies (csrf_exempt only
+        # lets the platform's id_token in), so it is checked here.
+        reason = CsrfViewMiddleware(_no_view).process_view(request, _no_view, (), {})
+        if reason is not None:
+            return reason
     pending = request.session.get(DEEP_LINK)
     if not pending:
         return refused(
@@ -242,11 +248,6 @@ def deep_linking(request: HttpRequest) -> HttpResponse:
             "lti/picker.html",
             {"quizzes": _picker_quizzes(query), "query": query},
         )
-    # Picking is a form of ours, in a session of ours: CSRF applies (csrf_exempt only lets
-    # the platform's id_token POST in), so it is checked here.
-    reason = CsrfViewMiddleware(_no_view).process_view(request, _no_view, (), {})
-    if reason is not None:
-        return reason
     slugs = request.POST.getlist("quizzes")
     picked = list(Quiz.objects.published().filter(slug__in=slugs).order_by("title"))
     if not picked:
