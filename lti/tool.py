@@ -170,6 +170,15 @@ def _use_once(value: str, expires_at: datetime) -> bool:
     return True
 
 
+def _issuer_known(launch: Launch) -> bool:
+    try:
+        # The issuer as the refused token says (unverified: it only words the message).
+        issuer = launch.set_auto_validation(enable=False).get_iss()
+    except LtiException:
+        return False
+    return Registration.objects.filter(issuer=issuer, is_active=True).exists()
+
+
 def validate_launch(request: HttpRequest) -> Launch:
     """The launch POSTed to `request`, validated by pylti1p3, its claims compared, and its
     state and nonce used up. Raises LaunchRefused."""
@@ -178,7 +187,10 @@ def validate_launch(request: HttpRequest) -> Launch:
     try:
         launch.validate()
     except LtiException as error:
-        raise LaunchRefused(str(error)) from error
+        reason = str(error)
+        if reason.startswith("Registration not found") and _issuer_known(launch):
+            reason = "The token's audience (aud) is not a client id registered for its issuer."
+        raise LaunchRefused(reason) from error
     except Exception as error:  # a malformed token pylti1p3 did not expect (KeyError…)
         raise LaunchRefused(f"The launch could not be read: {error}") from error
     body = launch.get_launch_data()

@@ -205,7 +205,8 @@ def test_a_token_for_another_tool_is_refused(registered, claims):
 
     response, _token, _auth = launch(Client(), registered, target_link_uri=quiz_url(quiz), **claims)
 
-    refused(response)
+    html = refused(response)
+    assert "The launch was meant for another tool." in html
     assert not User.objects.exists()
 
 
