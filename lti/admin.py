@@ -61,7 +61,8 @@ class ScorePostAdmin(admin.ModelAdmin):
         "tries",
         "updated_at",
     ]
-    list_filter = ["status"]
+    list_filter = ["status", "attempt__quiz"]
+    search_fields = ["attempt__user__username", "attempt__quiz__slug"]
     list_select_related = ["attempt__user", "attempt__quiz"]
     readonly_fields = [
         "attempt",

@@ -175,6 +175,8 @@ def _launch(request: HttpRequest) -> HttpResponse:
             "registration": registration.pk,
             "deployment_id": body[services.CLAIM + "deployment_id"],
             "settings": body["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"],
+            # The picker speaks the instructor's LMS language (its URL has no language prefix).
+            "language": language,
         }
         with translation.override(language or translation.get_language()):
             return redirect(reverse("lti:deep_linking"))
@@ -225,9 +227,15 @@ def _picker_quizzes(query: str):
 def deep_linking(request: HttpRequest) -> HttpResponse:
     """Deep linking: the platform's launch arrives here (an id_token), then the instructor
     picks quizzes (GET to list, POST `quizzes` to return them to the platform)."""
+    if request.method == "POST" and "id_token" in request.POST:
+        return _launch(request)
+    pending = request.session.get(DEEP_LINK) or {}
+    with translation.override(pending.get("language") or translation.get_language()):
+        return _deep_linking_pick(request)
+
+
+def _deep_linking_pick(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
-        if "id_token" in request.POST:
-            return _launch(request)
         # Picking is a form of ours, in a session of ours: CSRF applies (csrf_exempt only
         # lets the platform's id_token in), so it is checked here.
         reason = CsrfViewMiddleware(_no_view).process_view(request, _no_view, (), {})

@@ -119,3 +119,13 @@ def test_the_picker_without_a_deep_linking_launch_says_so(db):
     response = Client().get("/lti/deep-linking/")
 
     assert response.status_code == 400
+
+
+def test_the_picker_speaks_the_language_of_the_instructors_lms(registered):
+    make_quiz(title_en="Sharding basics", title_ar="أساسيات التجزئة")
+    client = instructor_launch(registered, locale="ar")
+
+    html = client.get("/lti/deep-linking/").content.decode()
+
+    assert 'lang="ar" dir="rtl"' in html
+    assert "أساسيات التجزئة" in html and "إضافة إلى المقرّر" in html

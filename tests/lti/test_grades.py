@@ -172,3 +172,58 @@ def test_an_attempt_closed_by_its_deadline_sends_the_score(
     (score,) = registered.received.scores
     assert score["scoreGiven"] == 1 and score["scoreMaximum"] == 3
     assert ScorePost.objects.get(attempt=attempt).status == ScorePost.Status.SENT
+
+
+def test_a_platform_that_keeps_failing_is_given_up_after_six_tries(
+    registered, django_capture_on_commit_callbacks, time_machine
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    time_machine.move_to("2026-12-01 10:00:00+00:00", tick=False)
+    quiz = make_quiz(questions=1)
+    client = launched_learner(registered, quiz)
+    registered.score_statuses = [503] * 6
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt = take(client, quiz, right=1)
+    post = ScorePost.objects.get(attempt=attempt)
+    waits = []
+    while post.status == ScorePost.Status.FAILED:
+        waits.append(post.next_try_at - timezone.now())
+        time_machine.move_to(post.next_try_at + timedelta(seconds=1), tick=False)
+        call_command("lti_retry_scores", verbosity=0)
+        post.refresh_from_db()
+
+    assert post.status == ScorePost.Status.GAVE_UP and post.tries == 6
+    assert [int(wait.total_seconds()) for wait in waits] == [30, 120, 480, 1920, 7680]
+    assert registered.received.scores == []
+    call_command("lti_retry_scores", verbosity=0)
+    assert ScorePost.objects.get(pk=post.pk).tries == 6
+
+
+def test_a_backend_that_defers_gets_the_retry_as_a_deferred_task(
+    registered, django_capture_on_commit_callbacks, settings
+):
+    from django.tasks import default_task_backend
+
+    from lti.grades import post_score
+
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    quiz = make_quiz(questions=1)
+    client = launched_learner(registered, quiz)
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt = take(client, quiz, right=1)
+    post = ScorePost.objects.get(attempt=attempt)
+    assert post.status == ScorePost.Status.PENDING  # enqueued, not run: nothing sent yet
+    assert [r.args for r in default_task_backend.results] == [[post.pk]]
+    registered.score_statuses = [500]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        post_score.call(post.pk)  # what a worker does
+
+    post.refresh_from_db()
+    assert post.status == ScorePost.Status.FAILED
+    deferred = default_task_backend.results[-1]
+    assert deferred.args == [post.pk]
+    assert deferred.task.run_after == post.next_try_at
