@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from django.conf import settings
 from django.contrib.auth import login as auth_login
 from django.core.cache import cache
-from django.db.models import Q
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import redirect, render
@@ -122,10 +122,10 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
     urls = tool_urls(site_origin(request))
     target = params.get("target_link_uri", "")
     redirect_uri = urls["deep-linking"] if target == urls["deep-linking"] else urls["launch"]
-    registration = Registration.objects.filter(issuer=params.get("iss", ""), is_active=True).filter(
-        Q(client_id=params.get("client_id", "")) if params.get("client_id") else Q()
-    )
-    found = list(registration[:2])
+    registrations = Registration.objects.filter(issuer=params.get("iss", ""), is_active=True)
+    if params.get("client_id"):
+        registrations = registrations.filter(client_id=params["client_id"])
+    found = list(registrations[:2])
     try:
         response = tool.oidc_login(request, redirect_uri)
     except LaunchRefused as error:
@@ -182,15 +182,16 @@ def _launch(request: HttpRequest) -> HttpResponse:
             return redirect(reverse("lti:deep_linking"))
     if not launch.is_resource_launch():
         return refused(request, "Daleel handles resource-link and deep-linking launches only.")
-    user = services.user_for_launch(registration=registration, body=body)
-    if user is None:
-        return refused(request, "The launch names no user (sub).")
-    services.grant_roles(user=user, registration=registration, is_instructor=is_instructor)
+    quiz = services.quiz_for_launch(body)
+    with transaction.atomic():
+        user = services.user_for_launch(registration=registration, body=body)
+        if user is None:
+            return refused(request, "The launch names no user (sub).")
+        services.grant_roles(user=user, registration=registration, is_instructor=is_instructor)
+        if quiz is not None:
+            services.grade_link_record(user=user, quiz=quiz, registration=registration, body=body)
     auth_login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     request.session[ORIGINS] = registration.origins
-    quiz = services.quiz_for_launch(body)
-    if quiz is not None:
-        services.grade_link_record(user=user, quiz=quiz, registration=registration, body=body)
     with translation.override(language or translation.get_language()):
         if quiz is None:
             return redirect(reverse("quizzes:catalog"))
