@@ -151,7 +151,7 @@ def post_score(score_post_id: int) -> str:
     """Send one attempt's score; never a second time once sent."""
     with transaction.atomic():
         post = (
-            ScorePost.objects.select_for_update()
+            ScorePost.objects.select_for_update(of=("self",))
             .select_related("attempt", "link__registration")
             .filter(pk=score_post_id)
             .first()
