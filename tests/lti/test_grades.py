@@ -227,3 +227,24 @@ def test_a_backend_that_defers_gets_the_retry_as_a_deferred_task(
     deferred = default_task_backend.results[-1]
     assert deferred.args == [post.pk]
     assert deferred.task.run_after == post.next_try_at
+
+
+def test_instructors_see_each_attempts_last_status_in_the_admin(
+    registered, django_capture_on_commit_callbacks
+):
+    from tests.factories import make_instructor
+
+    quiz = make_quiz(questions=1)
+    client = launched_learner(registered, quiz)
+    registered.score_statuses = [500]
+    with django_capture_on_commit_callbacks(execute=True):
+        take(client, quiz, right=1)
+    staff = Client()
+    staff.force_login(make_instructor())
+
+    page = staff.get("/en/admin/lti/scorepost/", {"attempt__quiz__id__exact": quiz.pk})
+
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "failed, will retry" in html and "amina" in html
+    assert staff.get("/en/admin/lti/registration/").status_code == 403
