@@ -251,3 +251,33 @@ def test_a_browser_that_kept_our_cookies_from_the_frame_is_offered_a_new_window(
     restarted = Client().get(again)
     assert restarted.status_code == 302
     assert restarted["Location"].startswith(registered.auth_url)
+
+
+def test_an_email_another_account_holds_is_left_out_and_that_account_untouched(registered):
+    existing = make_user("someone", email="AMINA@lms.example")
+    quiz = make_quiz()
+
+    launch(Client(), registered, target_link_uri=quiz_url(quiz))
+
+    user = LtiIdentity.objects.get().user
+    assert user != existing and user.email == ""
+    existing.refresh_from_db()
+    assert existing.email == "AMINA@lms.example"
+
+
+def test_the_platform_may_post_its_login(registered):
+    quiz = make_quiz()
+
+    response = Client().post(
+        "/lti/login/",
+        {
+            "iss": registered.issuer,
+            "login_hint": "hint-1",
+            "target_link_uri": quiz_url(quiz),
+            "client_id": registered.client_id,
+        },
+    )
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(registered.auth_url + "?")
+    assert registered.issuer in response["Content-Security-Policy"]
