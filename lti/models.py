@@ -32,6 +32,14 @@ class Registration(models.Model):
             "group. Learners never get staff rights from a launch."
         ),
     )
+    frame_origins = models.TextField(
+        _("other origins that show Daleel"),
+        blank=True,
+        help_text=_(
+            "One origin a line, e.g. https://school.instructure.com: where the platform's "
+            "pages are when that is neither its issuer's nor its authorization URL's host."
+        ),
+    )
     created_at = models.DateTimeField(_("created"), default=timezone.now, editable=False)
 
     class Meta:
@@ -48,16 +56,22 @@ class Registration(models.Model):
 
     @property
     def origins(self) -> list[str]:
-        """The origins that may frame Daleel for this platform: its authorization URL's and
-        its issuer's (an LMS serves both from its own address)."""
-        found: list[str] = []
-        for url in (self.auth_url, self.issuer):
-            parts = urlsplit(url)
-            if parts.scheme in {"http", "https"} and parts.netloc:
-                origin = f"{parts.scheme}://{parts.netloc}"
-                if origin not in found:
-                    found.append(origin)
-        return found
+        """The origins that may frame Daleel for this platform: its authorization URL's, its
+        issuer's (an LMS often serves both from its own address) and any the administrator
+        added."""
+        return origins_of([self.auth_url, self.issuer, *self.frame_origins.split()])
+
+
+def origins_of(urls) -> list[str]:
+    """The distinct http(s) origins of `urls`, in order; anything else is left out."""
+    found: list[str] = []
+    for url in urls:
+        parts = urlsplit(str(url or "").strip())
+        if parts.scheme in {"http", "https"} and parts.netloc and "*" not in parts.netloc:
+            origin = f"{parts.scheme}://{parts.netloc}"
+            if origin not in found:
+                found.append(origin)
+    return found
 
 
 class Deployment(models.Model):

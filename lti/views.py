@@ -27,7 +27,7 @@ from quizzes.models import Quiz
 from quizzes.search import search_token, search_words
 
 from . import services, tool
-from .models import Registration
+from .models import Registration, origins_of
 from .tool import LaunchRefused
 
 logger = logging.getLogger(__name__)
@@ -155,6 +155,24 @@ def _cookies_blocked_response(request: HttpRequest, reason: str) -> HttpResponse
     return refused(request, reason, status=403, new_window_url=again)
 
 
+def _frame_origins(registration: Registration, body: dict) -> list[str]:
+    """Who may frame this session: the registration's origins, and the platform's own pages as
+    its signed launch names them (Canvas serves courses from a school's host, not its issuer's)."""
+    presentation = body.get(services.CLAIM + "launch_presentation") or {}
+    platform = body.get(services.CLAIM + "tool_platform") or {}
+    deep_linking = (
+        body.get("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings") or {}
+    )
+    return origins_of(
+        [
+            *registration.origins,
+            presentation.get("return_url") if isinstance(presentation, dict) else None,
+            platform.get("url") if isinstance(platform, dict) else None,
+            deep_linking.get("deep_link_return_url") if isinstance(deep_linking, dict) else None,
+        ]
+    )
+
+
 def _launch(request: HttpRequest) -> HttpResponse:
     try:
         launch = tool.validate_launch(request)
@@ -170,7 +188,7 @@ def _launch(request: HttpRequest) -> HttpResponse:
     if launch.is_deep_link_launch():
         if not is_instructor:
             return refused(request, "Only instructors may add Daleel's quizzes to a course.")
-        request.session[ORIGINS] = registration.origins
+        request.session[ORIGINS] = _frame_origins(registration, body)
         request.session[DEEP_LINK] = {
             "registration": registration.pk,
             "deployment_id": body[services.CLAIM + "deployment_id"],
@@ -191,7 +209,7 @@ def _launch(request: HttpRequest) -> HttpResponse:
         if quiz is not None:
             services.grade_link_record(user=user, quiz=quiz, registration=registration, body=body)
     auth_login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    request.session[ORIGINS] = registration.origins
+    request.session[ORIGINS] = _frame_origins(registration, body)
     with translation.override(language or translation.get_language()):
         if quiz is None:
             return redirect(reverse("quizzes:catalog"))

@@ -26,6 +26,13 @@ class Command(BaseCommand):
             help="This site's public origin, e.g. https://quiz.example.org (default SITE_ORIGIN).",
         )
         parser.add_argument(
+            "--frame-origin",
+            action="append",
+            default=[],
+            help="Another origin the platform shows Daleel from (repeatable), e.g. "
+            "https://school.instructure.com.",
+        )
+        parser.add_argument(
             "--grants-instructor",
             action="store_true",
             help="Platform instructors who launch Daleel join the Instructors group.",
@@ -46,6 +53,8 @@ class Command(BaseCommand):
             }
             if options["name"]:
                 defaults["name"] = options["name"]
+            if options["frame_origin"]:
+                defaults["frame_origins"] = "\n".join(options["frame_origin"])
             if options["grants_instructor"]:
                 defaults["grants_instructor"] = True
             registration, created = Registration.objects.update_or_create(
