@@ -52,7 +52,7 @@ class _TokenSession(requests.Session):
 
     expires_in: int | None = None
 
-    def request(self, method, url, *args, **kwargs):  # type: ignore[override]
+    def request(self, method, url, *args, **kwargs):
         kwargs.setdefault("timeout", HTTP_TIMEOUT)
         response = super().request(method, url, *args, **kwargs)
         if method.upper() == "POST" and response.ok:
@@ -146,9 +146,16 @@ def backoff(tries: int) -> timedelta:
     return FIRST_RETRY * (4 ** max(tries - 1, 0))
 
 
-@task
-def post_score(score_post_id: int) -> str:
-    """Send one attempt's score; never a second time once sent."""
+# A send that began longer ago than this and never recorded its outcome (its process died)
+# may be tried again; far above the two HTTP timeouts of a send.
+SENDING_STALE = timedelta(minutes=10)
+DONE = {ScorePost.Status.SENT, ScorePost.Status.SKIPPED, ScorePost.Status.GAVE_UP}
+
+
+def _claim(score_post_id: int, now) -> ScorePost | None:
+    """Mark the post as being sent, in a short transaction of its own, so that no other run
+    sends it meanwhile and no lock is held while the platform answers (on SQLite a write
+    transaction holds the whole database). None: sent, settled, or being sent by another run."""
     with transaction.atomic():
         post = (
             ScorePost.objects.select_for_update(of=("self",))
@@ -156,41 +163,58 @@ def post_score(score_post_id: int) -> str:
             .filter(pk=score_post_id)
             .first()
         )
-        if post is None or post.status in {
-            ScorePost.Status.SENT,
-            ScorePost.Status.SKIPPED,
-            ScorePost.Status.GAVE_UP,
-        }:
-            return post.status if post else "missing"
-        now = timezone.now()
-        counted = _counted(post)
+        if post is None or post.status in DONE:
+            return None
+        if post.status == ScorePost.Status.SENDING and post.updated_at > now - SENDING_STALE:
+            return None
+        post.status = ScorePost.Status.SENDING
         post.tries += 1
         post.updated_at = now
-        if counted is None:
-            post.status = ScorePost.Status.SKIPPED
-            post.next_try_at = None
-        else:
-            try:
-                _send(post, counted)
-            except (LtiException, LtiServiceException, requests.RequestException) as error:
-                logger.warning("Score for attempt %s not sent: %s", post.attempt_id, error)
-                post.last_error = str(error)[:2000] or error.__class__.__name__
-                if post.tries >= MAX_TRIES:
-                    post.status = ScorePost.Status.GAVE_UP
-                    post.next_try_at = None
-                else:
-                    post.status = ScorePost.Status.FAILED
-                    post.next_try_at = now + backoff(post.tries)
-            else:
-                post.status = ScorePost.Status.SENT
-                post.last_error = ""
+        post.save(update_fields=["status", "tries", "updated_at"])
+    return post
+
+
+@task
+def post_score(score_post_id: int) -> str:
+    """Send one attempt's score; never a second time once sent."""
+    now = timezone.now()
+    post = _claim(score_post_id, now)
+    if post is None:
+        found = ScorePost.objects.filter(pk=score_post_id).values_list("status", flat=True)
+        return found.first() or "missing"
+    counted = _counted(post)
+    if counted is None:
+        post.status = ScorePost.Status.SKIPPED
+        post.next_try_at = None
+    else:
+        try:
+            _send(post, counted)
+        except (LtiException, LtiServiceException, requests.RequestException) as error:
+            logger.warning("Score for attempt %s not sent: %s", post.attempt_id, error)
+            post.last_error = str(error)[:2000] or error.__class__.__name__
+            if post.tries >= MAX_TRIES:
+                post.status = ScorePost.Status.GAVE_UP
                 post.next_try_at = None
-        post.save()
-        if post.status == ScorePost.Status.FAILED and post_score.get_backend().supports_defer:
-            run_after = post.next_try_at
-            transaction.on_commit(
-                lambda: post_score.using(run_after=run_after).enqueue(score_post_id)
-            )
+            else:
+                post.status = ScorePost.Status.FAILED
+                post.next_try_at = now + backoff(post.tries)
+        else:
+            post.status = ScorePost.Status.SENT
+            post.last_error = ""
+            post.next_try_at = None
+    post.updated_at = timezone.now()
+    post.save(
+        update_fields=[
+            "status",
+            "score_given",
+            "score_maximum",
+            "last_error",
+            "next_try_at",
+            "updated_at",
+        ]
+    )
+    if post.status == ScorePost.Status.FAILED and post_score.get_backend().supports_defer:
+        post_score.using(run_after=post.next_try_at).enqueue(score_post_id)
     return post.status
 
 
@@ -204,10 +228,11 @@ def scores_retry(*, now=None) -> int:
             next_try_at__lte=now,
         ).values_list("pk", flat=True)
     )
+    # Enqueued but never run (a worker lost it), or a send whose process died.
     stuck = ScorePost.objects.filter(
-        status=ScorePost.Status.PENDING,
+        status__in=[ScorePost.Status.PENDING, ScorePost.Status.SENDING],
         next_try_at=None,
-        updated_at__lte=now - timedelta(minutes=10),
+        updated_at__lte=now - SENDING_STALE,
     ).values_list("pk", flat=True)
     for pk in [*due, *stuck]:
         post_score.enqueue(pk)

@@ -236,6 +236,7 @@ class ScorePost(models.Model):
 
     class Status(models.TextChoices):
         PENDING = "pending", _("pending")
+        SENDING = "sending", _("being sent")
         SENT = "sent", _("sent")
         FAILED = "failed", _("failed, will retry")
         GAVE_UP = "gave_up", _("failed, gave up")

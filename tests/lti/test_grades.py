@@ -248,3 +248,37 @@ def test_instructors_see_each_attempts_last_status_in_the_admin(
     html = page.content.decode()
     assert "failed, will retry" in html and "amina" in html
     assert staff.get("/en/admin/lti/registration/").status_code == 403
+
+
+def test_a_score_being_sent_by_another_run_is_left_to_it_until_that_run_is_stale(
+    registered, django_capture_on_commit_callbacks, time_machine, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from lti.grades import post_score
+
+    time_machine.move_to("2026-12-01 10:00:00+00:00", tick=False)
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    quiz = make_quiz(questions=1)
+    client = launched_learner(registered, quiz)
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt = take(client, quiz, right=1)
+    post = ScorePost.objects.get(attempt=attempt)
+    # Another worker claimed it and is waiting for the platform.
+    ScorePost.objects.filter(pk=post.pk).update(
+        status=ScorePost.Status.SENDING, tries=1, updated_at=timezone.now()
+    )
+
+    assert post_score.call(post.pk) == ScorePost.Status.SENDING
+    assert registered.received.scores == []
+
+    # That worker died: ten minutes on, the retry command sends it.
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+    time_machine.move_to(timezone.now() + timedelta(minutes=10, seconds=1), tick=False)
+    call_command("lti_retry_scores", verbosity=0)
+
+    post.refresh_from_db()
+    assert post.status == ScorePost.Status.SENT and post.tries == 2
+    assert len(registered.received.scores) == 1
