@@ -65,15 +65,14 @@ def _new_user(body: dict[str, Any]):
         username = _unique_username(base)
         try:
             with transaction.atomic():
-                user = user_model._default_manager.create_user(
+                # No password: an unusable one, so the account signs in only by launches.
+                return user_model._default_manager.create_user(
                     username=username,
+                    password=None,
                     email=str(body.get("email") or "")[:254],
                     first_name=str(body.get("given_name") or "")[:150],
                     last_name=str(body.get("family_name") or "")[:150],
                 )
-                user.set_unusable_password()
-                user.save(update_fields=["password"])
-                return user
         except (IntegrityError, ValidationError):
             # A look-alike made meanwhile (accounts.signals refuses it), or an email
             # another account holds: try again without the email if that was it.
