@@ -97,6 +97,8 @@ INSTALLED_APPS = [
     "axes",
     "accounts",
     "quizzes",
+    # LTI 1.3: Daleel as a tool inside an LMS (lti/).
+    "lti",
     # Only for its migration: the table of the database cache (CACHES, below).
     "config",
 ]
@@ -109,6 +111,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.gzip.GZipMiddleware",
+    # Inside the two above (they read the framing it allows) and outside the session and CSRF
+    # middlewares (it marks their cookies third-party): only for sessions launched by LTI.
+    "lti.middleware.lti_embedding",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After sessions (it may read the language a learner chose) and before CommonMiddleware
     # (which must see the language-prefixed URL when it appends slashes).

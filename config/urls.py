@@ -25,6 +25,8 @@ urlpatterns = [
     path("readyz", readyz, name="readyz"),
     path("i18n/setlang/", set_language, name="set_language"),
     path("favicon.ico", favicon, name="favicon"),
+    # LTI endpoints that platforms call: one address whatever the language.
+    path("lti/", include("lti.urls")),
 ]
 
 urlpatterns += i18n_patterns(

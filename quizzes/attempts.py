@@ -38,6 +38,7 @@ from .review import (
     cards_of_quiz_exist,
     cards_record_answers,
 )
+from .signals import attempt_finished
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -666,6 +667,7 @@ def _finish(state: AttemptState, *, now: datetime | None = None) -> None:
     attempt.score = state.score
     attempt.total = state.count
     attempt.save(update_fields=["finished_at", "score", "total"])
+    attempt_finished.send(sender=Attempt, attempt=attempt)
     if attempt.is_deferred:
         # Exam mode moved no review card while the attempt ran (the review page would have
         # told which answers were wrong): all of them now.

@@ -51,7 +51,9 @@ def test_instructors_group_holds_exactly_the_content_permissions():
     }
     # Learners' reports of problems: read, and marked resolved (a change); never deleted.
     reports = {"view_questionreport", "change_questionreport"}
-    assert codenames == expected | {"view_attempt", "view_answer"} | reports
+    # LTI: the scores sent to platforms, seen; which attempt counts, chosen per quiz.
+    lti = {"view_scorepost", "view_quizgrading", "add_quizgrading", "change_quizgrading"}
+    assert codenames == expected | {"view_attempt", "view_answer"} | reports | lti
 
 
 def test_make_instructor_command_gives_admin_access(client):

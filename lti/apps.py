@@ -1,0 +1,16 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class LtiConfig(AppConfig):
+    name = "lti"
+    verbose_name = _("LTI")
+
+    def ready(self) -> None:
+        # Grades go back to the platform when an attempt launched from it finishes
+        # (quizzes.signals.attempt_finished, sent by quizzes/attempts.py).
+        from quizzes.signals import attempt_finished
+
+        from .grades import attempt_finished_receiver
+
+        attempt_finished.connect(attempt_finished_receiver, dispatch_uid="lti-grades")

@@ -1,0 +1,239 @@
+"""Assignment and Grade Services: a finished attempt's score goes to the platform's line item,
+outside the request (a Django task), once per attempt, retried with backoff."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from decimal import Decimal
+
+import requests
+from django.core.cache import cache
+from django.db import transaction
+from django.tasks import task
+from django.utils import timezone
+from pylti1p3.assignments_grades import AssignmentsGradesService
+from pylti1p3.exception import LtiException, LtiServiceException
+from pylti1p3.grade import Grade
+from pylti1p3.service_connector import ServiceConnector
+
+from quizzes.models import Attempt
+
+from .models import GradeLink, QuizGrading, ScorePost
+from .tool import HTTP_TIMEOUT, py_registration
+
+logger = logging.getLogger(__name__)
+
+MAX_TRIES = 6
+FIRST_RETRY = timedelta(seconds=30)
+
+
+def attempt_finished_receiver(sender, attempt: Attempt, **kwargs) -> None:
+    """quizzes.signals.attempt_finished: after the finishing transaction commits, note the
+    score to send when the learner came from a platform, and send it in a task."""
+    attempt_id, user_id, quiz_id = attempt.pk, attempt.user_id, attempt.quiz_id
+    transaction.on_commit(lambda: score_post_create(attempt_id, user_id, quiz_id))
+
+
+def score_post_create(attempt_id: int, user_id: int, quiz_id: int) -> ScorePost | None:
+    link = (
+        GradeLink.objects.filter(user_id=user_id, quiz_id=quiz_id).order_by("-updated_at").first()
+    )
+    if link is None:
+        return None
+    post, created = ScorePost.objects.get_or_create(attempt_id=attempt_id, defaults={"link": link})
+    if created:
+        post_score.enqueue(post.pk)
+    return post
+
+
+class _TokenSession(requests.Session):
+    """A requests session with timeouts that remembers the token endpoint's `expires_in`."""
+
+    expires_in: int | None = None
+
+    def request(self, method, url, *args, **kwargs):
+        kwargs.setdefault("timeout", HTTP_TIMEOUT)
+        response = super().request(method, url, *args, **kwargs)
+        if method.upper() == "POST" and response.ok:
+            try:
+                data = response.json()
+            except ValueError:
+                data = None
+            if isinstance(data, dict) and "access_token" in data:
+                try:
+                    self.expires_in = int(data.get("expires_in") or 3600)
+                except (TypeError, ValueError):
+                    self.expires_in = None
+        return response
+
+
+class CachedTokenConnector(ServiceConnector):
+    """pylti1p3's connector, with its access token kept in Django's cache until it expires."""
+
+    def __init__(self, registration_pk: int, py_reg) -> None:
+        self.session = _TokenSession()
+        super().__init__(py_reg, requests_session=self.session)
+        self.registration_pk = registration_pk
+
+    def _key(self, scopes) -> str:
+        return f"lti-token-{self.registration_pk}-{'|'.join(sorted(scopes))}"
+
+    def get_access_token(self, scopes) -> str:
+        key = self._key(scopes)
+        token = cache.get(key)
+        if token:
+            return token
+        token = super().get_access_token(scopes)
+        lifetime = self.session.expires_in or 3600
+        cache.set(key, token, max(lifetime - 60, 1))
+        return token
+
+    def forget_token(self, scopes) -> None:
+        cache.delete(self._key(scopes))
+
+
+def _counted(post: ScorePost) -> Attempt | None:
+    """The attempt whose score the platform gets now, by the quiz's setting; None: keep the
+    one sent before (first attempt counts and this is a later one)."""
+    attempt = post.attempt
+    grading = QuizGrading.objects.filter(quiz_id=attempt.quiz_id).first()
+    counts = grading.counts if grading else QuizGrading.Counts.BEST
+    if counts == QuizGrading.Counts.LAST:
+        return attempt
+    linked = list(
+        Attempt.objects.filter(lti_score_post__link=post.link, finished_at__isnull=False).order_by(
+            "started_at", "pk"
+        )
+    )
+    if counts == QuizGrading.Counts.FIRST:
+        return attempt if linked and linked[0].pk == attempt.pk else None
+
+    def ratio(a: Attempt) -> Decimal:
+        return a.score / a.total if a.total else Decimal(0)
+
+    best = max(linked or [attempt], key=ratio)
+    return best if ratio(best) > ratio(attempt) else attempt
+
+
+def _send(post: ScorePost, counted: Attempt) -> None:
+    link = post.link
+    registration = link.registration
+    connector = CachedTokenConnector(registration.pk, py_registration(registration))
+    ags = AssignmentsGradesService(connector, {"scope": link.scopes, "lineitem": link.lineitem_url})
+    finished = counted.finished_at or timezone.now()
+    grade = (
+        Grade()
+        .set_score_given(float(counted.score))
+        .set_score_maximum(max(counted.total, 1))
+        .set_activity_progress("Completed")
+        .set_grading_progress("FullyGraded")
+        .set_timestamp(finished.isoformat(timespec="milliseconds"))
+        .set_user_id(link.sub)
+    )
+    try:
+        ags.put_grade(grade)
+    except LtiServiceException as error:
+        if error.response.status_code in {401, 403}:
+            # A token the platform no longer takes: the next try asks for a new one.
+            connector.forget_token(link.scopes)
+        raise
+    post.score_given = counted.score
+    post.score_maximum = max(counted.total, 1)
+
+
+def backoff(tries: int) -> timedelta:
+    return FIRST_RETRY * (4 ** max(tries - 1, 0))
+
+
+# A send that began longer ago than this and never recorded its outcome (its process died)
+# may be tried again; far above the two HTTP timeouts of a send.
+SENDING_STALE = timedelta(minutes=10)
+DONE = {ScorePost.Status.SENT, ScorePost.Status.SKIPPED, ScorePost.Status.GAVE_UP}
+
+
+def _claim(score_post_id: int, now) -> ScorePost | None:
+    """Mark the post as being sent, in a short transaction of its own, so that no other run
+    sends it meanwhile and no lock is held while the platform answers (on SQLite a write
+    transaction holds the whole database). None: sent, settled, or being sent by another run."""
+    with transaction.atomic():
+        post = (
+            ScorePost.objects.select_for_update(of=("self",))
+            .select_related("attempt", "link__registration")
+            .filter(pk=score_post_id)
+            .first()
+        )
+        if post is None or post.status in DONE:
+            return None
+        if post.status == ScorePost.Status.SENDING and post.updated_at > now - SENDING_STALE:
+            return None
+        post.status = ScorePost.Status.SENDING
+        post.tries += 1
+        post.updated_at = now
+        post.save(update_fields=["status", "tries", "updated_at"])
+    return post
+
+
+@task
+def post_score(score_post_id: int) -> str:
+    """Send one attempt's score; never a second time once sent."""
+    now = timezone.now()
+    post = _claim(score_post_id, now)
+    if post is None:
+        found = ScorePost.objects.filter(pk=score_post_id).values_list("status", flat=True)
+        return found.first() or "missing"
+    counted = _counted(post)
+    if counted is None:
+        post.status = ScorePost.Status.SKIPPED
+        post.next_try_at = None
+    else:
+        try:
+            _send(post, counted)
+        except (LtiException, LtiServiceException, requests.RequestException) as error:
+            logger.warning("Score for attempt %s not sent: %s", post.attempt_id, error)
+            post.last_error = str(error)[:2000] or error.__class__.__name__
+            if post.tries >= MAX_TRIES:
+                post.status = ScorePost.Status.GAVE_UP
+                post.next_try_at = None
+            else:
+                post.status = ScorePost.Status.FAILED
+                post.next_try_at = now + backoff(post.tries)
+        else:
+            post.status = ScorePost.Status.SENT
+            post.last_error = ""
+            post.next_try_at = None
+    post.updated_at = timezone.now()
+    post.save(
+        update_fields=[
+            "status",
+            "score_given",
+            "score_maximum",
+            "last_error",
+            "next_try_at",
+            "updated_at",
+        ]
+    )
+    if post.status == ScorePost.Status.FAILED and post_score.get_backend().supports_defer:
+        post_score.using(run_after=post.next_try_at).enqueue(score_post_id)
+    return post.status
+
+
+def scores_retry(*, now=None) -> int:
+    """Send again the scores whose retry is due (for backends that cannot defer a task:
+    `manage.py lti_retry_scores` from cron). Returns how many were tried."""
+    now = now or timezone.now()
+    due = list(
+        ScorePost.objects.filter(
+            status__in=[ScorePost.Status.FAILED, ScorePost.Status.PENDING],
+            next_try_at__lte=now,
+        ).values_list("pk", flat=True)
+    )
+    # Enqueued but never run (a worker lost it), or a send whose process died.
+    stuck = ScorePost.objects.filter(
+        status__in=[ScorePost.Status.PENDING, ScorePost.Status.SENDING],
+        next_try_at=None,
+        updated_at__lte=now - SENDING_STALE,
+    ).values_list("pk", flat=True)
+    for pk in [*due, *stuck]:
+        post_score.enqueue(pk)
+    return len(due) + len(stuck)

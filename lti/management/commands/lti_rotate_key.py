@@ -1,0 +1,23 @@
+from datetime import timedelta
+
+from django.core.management.base import BaseCommand
+from django.utils import timezone
+
+from lti.tool import rotate_key
+
+
+class Command(BaseCommand):
+    help = (
+        "Make a new signing key for LTI; the current one stays published in the JWKS for "
+        "--keep-days days (platforms verify what it signed meanwhile), then drops out."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--keep-days", type=int, default=7)
+
+    def handle(self, *args, **options) -> None:
+        until = timezone.now() + timedelta(days=options["keep_days"])
+        key = rotate_key(keep_old_until=until)
+        self.stdout.write(
+            f"New key {key.kid}; the previous one is published until {until:%Y-%m-%d %H:%M} UTC."
+        )

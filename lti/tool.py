@@ -1,0 +1,217 @@
+"""pylti1p3 wired to Daleel's models: the tool configuration, the launch with its checks, the
+tool's signing key. Every JWT is read and signed by pylti1p3 (PyJWT, jwcrypto); what is ours
+is single use of state and nonce, the cached platform keys, and the claims we compare."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import requests
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+from django.utils import timezone
+from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
+from pylti1p3.deployment import Deployment as PyDeployment
+from pylti1p3.exception import LtiException, OIDCException
+from pylti1p3.registration import Registration as PyRegistration
+from pylti1p3.tool_config.abstract import ToolConfAbstract
+
+from .models import Deployment, Registration, ToolKey, UsedLaunchValue
+
+JWKS_CACHE_SECONDS = 60 * 60
+HTTP_TIMEOUT = 10
+
+
+def signing_key() -> ToolKey:
+    """The key that signs: the newest not being retired; made on first use."""
+    key = ToolKey.objects.filter(retire_at=None).first()
+    if key is None:
+        key = ToolKey.generate()
+    return key
+
+
+def jwks() -> dict[str, Any]:
+    signing_key()
+    return {"keys": [key.public_jwk for key in ToolKey.objects.published()]}
+
+
+def rotate_key(*, keep_old_until: datetime) -> ToolKey:
+    """A new signing key; the current ones stay published until `keep_old_until`."""
+    with transaction.atomic():
+        ToolKey.objects.filter(retire_at=None).update(retire_at=keep_old_until)
+        return ToolKey.generate()
+
+
+def py_registration(registration: Registration) -> PyRegistration:
+    key = signing_key()
+    return (
+        PyRegistration()
+        .set_issuer(registration.issuer)
+        .set_client_id(registration.client_id)
+        .set_auth_login_url(registration.auth_url)
+        .set_auth_token_url(registration.token_url)
+        .set_key_set_url(registration.jwks_url)
+        .set_tool_private_key(key.private_pem)
+        .set_tool_public_key(key.public_pem)
+    )
+
+
+class ToolConf(ToolConfAbstract):
+    """Registrations and deployments from the database; an unknown deployment is refused,
+    never created."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.registration: Registration | None = None
+        self.py_reg: PyRegistration | None = None
+
+    def check_iss_has_one_client(self, iss: str) -> bool:
+        return False
+
+    def check_iss_has_many_clients(self, iss: str) -> bool:
+        return True
+
+    def find_registration_by_issuer(self, iss, *args, **kwargs):
+        return None  # every lookup names the client id (check_iss_has_many_clients)
+
+    def find_registration_by_params(self, iss, client_id, *args, **kwargs):
+        lookups: dict[str, Any] = {"issuer": iss, "is_active": True}
+        if client_id:
+            lookups["client_id"] = client_id
+        found = list(Registration.objects.filter(**lookups)[:2])
+        if len(found) != 1:  # none, or an issuer with several and no client id to choose
+            return None
+        self.registration = found[0]
+        self.py_reg = py_registration(found[0])
+        return self.py_reg
+
+    def find_deployment(self, iss, deployment_id):
+        return None
+
+    def find_deployment_by_params(self, iss, deployment_id, client_id, *args, **kwargs):
+        if self.registration is None:
+            self.find_registration_by_params(iss, client_id)
+        if self.registration is None:
+            return None
+        exists = Deployment.objects.filter(
+            registration=self.registration, deployment_id=deployment_id
+        ).exists()
+        return PyDeployment().set_deployment_id(deployment_id) if exists else None
+
+
+def _jwks_cache_key(url: str) -> str:
+    return "lti-jwks-" + hashlib.sha256(url.encode()).hexdigest()
+
+
+class Launch(DjangoMessageLaunch):
+    """pylti1p3's launch, with the platform's keys cached in Django's cache and fetched again
+    once when the id_token names a key the cached set lacks (the platform rotated)."""
+
+    def __init__(self, request: HttpRequest, tool_conf: ToolConf) -> None:
+        super().__init__(request, tool_conf)
+        self.tool_conf = tool_conf
+        self._refetched = False
+
+    def fetch_public_key(self, key_set_url: str):
+        key = _jwks_cache_key(key_set_url)
+        found = None if self._refetched else cache.get(key)
+        if found:
+            return found
+        try:
+            response = requests.get(key_set_url, timeout=HTTP_TIMEOUT)
+            response.raise_for_status()
+            found = response.json()
+        except (requests.RequestException, ValueError) as error:
+            raise LtiException(f"The platform's keys could not be read: {error}") from error
+        cache.set(key, found, JWKS_CACHE_SECONDS)
+        return found
+
+    def get_public_key(self):
+        try:
+            return super().get_public_key()
+        except LtiException:
+            if self._refetched or self.tool_conf.py_reg is None:
+                raise
+            self._refetched = True
+            self.tool_conf.py_reg.set_key_set(None)
+            return super().get_public_key()
+
+
+class LaunchRefused(Exception):
+    """A launch Daleel refuses; `reason` says why, in English for the log and the page."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _claims_check(body: dict[str, Any], registration: Registration) -> None:
+    aud = body.get("aud")
+    audiences = aud if isinstance(aud, list) else [aud]
+    if registration.client_id not in audiences:
+        raise LaunchRefused("The token's audience (aud) is not this tool's client id.")
+    if len(audiences) > 1 and body.get("azp") != registration.client_id:
+        raise LaunchRefused("The token has several audiences and its azp is not this tool.")
+    if "azp" in body and body["azp"] != registration.client_id:
+        raise LaunchRefused("The token's authorized party (azp) is not this tool.")
+    if not isinstance(body.get("exp"), int | float):
+        raise LaunchRefused("The token has no expiry (exp).")
+
+
+def _use_once(value: str, expires_at: datetime) -> bool:
+    try:
+        with transaction.atomic():
+            UsedLaunchValue.objects.create(value=value[:255], expires_at=expires_at)
+    except IntegrityError:
+        return False
+    return True
+
+
+def _issuer_known(launch: Launch) -> bool:
+    try:
+        # The issuer as the refused token says (unverified: it only words the message).
+        issuer = launch.set_auto_validation(enable=False).get_iss()
+    except LtiException:
+        return False
+    return Registration.objects.filter(issuer=issuer, is_active=True).exists()
+
+
+def validate_launch(request: HttpRequest) -> Launch:
+    """The launch POSTed to `request`, validated by pylti1p3, its claims compared, and its
+    state and nonce used up. Raises LaunchRefused."""
+    tool_conf = ToolConf()
+    launch = Launch(request, tool_conf)
+    try:
+        launch.validate()
+    except LtiException as error:
+        reason = str(error)
+        if reason.startswith("Registration not found") and _issuer_known(launch):
+            reason = "The token's audience (aud) is not a client id registered for its issuer."
+        raise LaunchRefused(reason) from error
+    except Exception as error:  # a malformed token pylti1p3 did not expect (KeyError…)
+        raise LaunchRefused(f"The launch could not be read: {error}") from error
+    body = launch.get_launch_data()
+    registration = tool_conf.registration
+    assert registration is not None
+    _claims_check(body, registration)
+    now = timezone.now()
+    UsedLaunchValue.objects.filter(expires_at__lt=now).delete()
+    expires = max(datetime.fromtimestamp(body["exp"], tz=UTC), now) + timedelta(hours=1)
+    nonce_used = _use_once(f"nonce:{registration.issuer}:{body.get('nonce')}", expires)
+    state_used = _use_once(f"state:{request.POST.get('state', '')}", expires)
+    if not (nonce_used and state_used):
+        raise LaunchRefused("This launch was used already (replayed state or nonce).")
+    return launch
+
+
+def oidc_login(request: HttpRequest, launch_url: str):
+    """The redirect to the platform's authorization endpoint, with a new state (a cookie) and
+    nonce (in the session). Raises LaunchRefused for an unknown platform."""
+    login = DjangoOIDCLogin(request, ToolConf())
+    try:
+        return login.disable_check_cookies().redirect(launch_url)
+    except (LtiException, OIDCException) as error:
+        raise LaunchRefused(str(error)) from error

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from .platform import TestPlatform
+
+
+@pytest.fixture
+def platform():
+    test_platform = TestPlatform().start()
+    yield test_platform
+    test_platform.stop()
+
+
+@pytest.fixture
+def registered(db, platform):
+    call_command(
+        "lti_register",
+        issuer=platform.issuer,
+        client_id=platform.client_id,
+        deployment_id=platform.deployment_id,
+        auth_url=platform.auth_url,
+        token_url=platform.token_url,
+        jwks_url=platform.jwks_url,
+        name="Test LMS",
+        base_url="http://testserver",
+        stdout=open("/dev/null", "w"),  # noqa: SIM115
+    )
+    return platform
+
+
+def login_redirect(client: Client, platform: TestPlatform, *, target_link_uri: str) -> dict:
+    """The OIDC login, as the platform starts it; returns the auth request's parameters."""
+    response = client.get(
+        "/lti/login/",
+        {
+            "iss": platform.issuer,
+            "login_hint": "hint-1",
+            "target_link_uri": target_link_uri,
+            "lti_message_hint": "message-hint-1",
+            "client_id": platform.client_id,
+            "lti_deployment_id": platform.deployment_id,
+        },
+    )
+    assert response.status_code == 302, response.content
+    location = urlsplit(response["Location"])
+    assert f"{location.scheme}://{location.netloc}{location.path}" == platform.auth_url
+    return {key: values[0] for key, values in parse_qs(location.query).items()}
+
+
+def launch(client: Client, platform: TestPlatform, *, target_link_uri: str, **claims):
+    """Login, the platform's signed answer, and its POST to the tool: the launch's response."""
+    auth = login_redirect(client, platform, target_link_uri=target_link_uri)
+    token = platform.id_token(nonce=auth["nonce"], target_link_uri=target_link_uri, **claims)
+    return (
+        client.post(
+            urlsplit(auth["redirect_uri"]).path, {"id_token": token, "state": auth["state"]}
+        ),
+        token,
+        auth,
+    )

@@ -1,0 +1,85 @@
+"""The LTI pages are valid HTML in both languages, and the admin never shows a private key."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from lti.models import ToolKey
+from tests.factories import make_quiz, make_user
+from tests.test_html_validity import HTMX_ATTRIBUTE, validate
+
+from .conftest import launch, login_redirect
+from .platform import INSTRUCTOR
+
+pytestmark = pytest.mark.django_db
+
+
+def lti_pages(registered) -> dict[str, str]:
+    quiz = make_quiz(title_en="Sharding basics", title_ar="أساسيات التجزئة")
+    pages = {}
+    for language in ("en", "ar"):
+        client = Client()
+        client.cookies["django_language"] = language
+        response, _token, _auth = launch(
+            client,
+            registered,
+            target_link_uri="http://testserver/lti/deep-linking/",
+            message_type="LtiDeepLinkingRequest",
+            roles=[INSTRUCTOR],
+        )
+        picker = client.get("/lti/deep-linking/")
+        pages[f"picker {language}"] = picker.content.decode()
+        token = re.search(
+            r'name="csrfmiddlewaretoken" value="([^"]+)"', pages[f"picker {language}"]
+        )
+        empty = client.post("/lti/deep-linking/", {"csrfmiddlewaretoken": token.group(1)})
+        pages[f"picker error {language}"] = empty.content.decode()
+        picked = client.post(
+            "/lti/deep-linking/", {"quizzes": [quiz.slug], "csrfmiddlewaretoken": token.group(1)}
+        )
+        pages[f"return {language}"] = picked.content.decode()
+        blocked = Client()
+        blocked.cookies["django_language"] = language
+        auth = login_redirect(blocked, registered, target_link_uri="http://testserver/en/")
+        for name in [name for name in blocked.cookies if name != "django_language"]:
+            del blocked.cookies[name]  # kept from the frame by the browser
+        pages[f"new window {language}"] = blocked.post(
+            "/lti/launch/", {"id_token": "x.y.z", "state": auth["state"]}
+        ).content.decode()
+        refused = Client()
+        refused.cookies["django_language"] = language
+        pages[f"refused {language}"] = refused.post("/lti/launch/").content.decode()
+    return pages
+
+
+def test_the_lti_pages_are_valid_html(registered, tmp_path):
+    pages = lti_pages(registered)
+    assert "Open in a new window" in pages["new window en"]
+    assert "الفتح في نافذة جديدة" in pages["new window ar"]
+    assert 'lang="ar" dir="rtl"' in pages["picker ar"]
+
+    errors = validate(pages, tmp_path)
+
+    ours = {
+        name: [message for message, _where in found if not HTMX_ATTRIBUTE.match(message)]
+        for name, found in errors.items()
+    }
+    assert not any(ours.values()), ours
+
+
+def test_the_admin_shows_no_private_key(registered):
+    admin = make_user("root", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(admin)
+    key = ToolKey.objects.get()
+
+    pages = [
+        client.get("/en/admin/lti/toolkey/").content.decode(),
+        client.get(f"/en/admin/lti/toolkey/{key.pk}/change/").content.decode(),
+    ]
+
+    assert all(key.kid in page for page in pages)
+    assert not any("PRIVATE KEY" in page for page in pages)
