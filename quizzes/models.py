@@ -961,6 +961,22 @@ class ReviewAnswer(RecordedResponse, models.Model):
     is_correct = models.BooleanField(_("correct"))
     answered_at = models.DateTimeField(_("answered"), default=timezone.now)
 
+    class Rating(models.IntegerChoices):
+        # fsrs.Rating's values.
+        AGAIN = 1, _("Again")
+        HARD = 2, _("Hard")
+        GOOD = 3, _("Good")
+        EASY = 4, _("Easy")
+
+    # How the answer moved the card: Again when wrong; Good when right, until the learner
+    # says Hard or Easy (quizzes.review.review_rate). Empty for answers before self-rating.
+    rating = models.PositiveSmallIntegerField(
+        _("rating"), choices=Rating.choices, null=True, blank=True
+    )
+    # The card's scheduler state before this answer (fsrs.Card.to_dict()), so that a rating
+    # given after the answer schedules the card again from where it was.
+    card_before = models.JSONField(_("card before"), null=True, blank=True, editable=False)
+
     class Meta:
         ordering = ["-answered_at"]
         verbose_name = _("review answer")

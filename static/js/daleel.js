@@ -1,4 +1,5 @@
-// Daleel's only script: accessibility glue for htmx swaps. The site works without it.
+// Daleel's only script: accessibility glue for htmx swaps, the review's keys 1–4 and the
+// browser's time zone for sign-up. The site works without it.
 (function () {
   "use strict";
 
@@ -121,4 +122,31 @@
       focusNewStep(target);
     }
   });
+
+  // Self-rating after a right review answer: keys 1–4 press the button marked with that key
+  // (2 Hard, 3 Good, 4 Easy, as in Anki; a wrong answer is Again, 1, without asking). The
+  // buttons work without this.
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    var tag = event.target && event.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    if (!/^[1-4]$/.test(event.key)) return;
+    var button = document.querySelector('button[data-rating-key="' + event.key + '"]');
+    if (button && !button.disabled) {
+      event.preventDefault();
+      button.click();
+    }
+  });
+
+  // The browser's time zone, for the account a sign-up makes (accounts.signals reads the
+  // cookie at the first sign-in; the profile page changes it later).
+  try {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && document.cookie.indexOf("tz=" + encodeURIComponent(zone)) === -1) {
+      document.cookie =
+        "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax";
+    }
+  } catch (error) {
+    // No Intl time zones: the profile keeps the site's zone.
+  }
 })();
