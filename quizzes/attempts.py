@@ -185,12 +185,19 @@ class AttemptState:
 
     def review(self) -> list[tuple[Question, Answer | None, list[ChoiceVerdict]]]:
         """Per question in the attempt's order: the answer (None if not answered, or added
-        since) and every choice's verdict as the answer recorded it, in this attempt's order
-        of the choices."""
+        since) and every choice's verdict as the answer recorded it (not answered: as the key
+        stands now), in this attempt's order of the choices."""
         rows = []
         for question in self.questions:
             answer = self.answers.get(question.pk)
-            verdicts = answer.choice_verdicts(self.choices_of(question)) if answer else []
+            if answer is not None:
+                verdicts = answer.choice_verdicts(self.choices_of(question))
+            else:
+                # Not answered: the right choices as the question's key stands now.
+                verdicts = [
+                    ChoiceVerdict(choice, False, choice.is_correct or choice.fraction > 0)
+                    for choice in self.choices_of(question)
+                ]
             rows.append((question, answer, verdicts))
         return rows
 

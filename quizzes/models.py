@@ -328,6 +328,18 @@ class Question(models.Model):
     def has_choices(self) -> bool:
         return self.kind != self.Kind.NUMERICAL
 
+    @property
+    def accepted_numbers_now(self) -> list[str]:
+        """A numerical question's numbers worth the whole mark as its key stands now (for a
+        question left unanswered; an answer keeps the key it was marked against)."""
+        return [
+            f"{number.value.normalize():f} ± {number.tolerance.normalize():f}"
+            if number.tolerance
+            else f"{number.value.normalize():f}"
+            for number in self.numerical_answers.all()
+            if number.fraction == 1
+        ]
+
 
 class QuestionPartManager[T: models.Model](models.Manager[T]):
     """Rows of a question (choices, accepted numbers), named by quiz, question and position."""
