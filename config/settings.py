@@ -117,6 +117,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.private_when_signed_in",
+    # After authentication: the signed-in learner's time zone (Profile.time_zone).
+    "accounts.middleware.learner_time_zone",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, so that it sees failed sign-ins after every other middleware ran.
