@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import catalog, history, review, steps
+from .views import catalog, history, reminders, review, steps
 
 app_name = "quizzes"
 
@@ -19,4 +19,9 @@ urlpatterns = [
     path("review/", review.review, name="review"),
     path("review/answers/<int:pk>/", review.review_answer, name="review_answer"),
     path("review/answers/<int:pk>/rating/", review.review_rating, name="review_rating"),
+    path(
+        "review/reminders/stop/<str:token>/",
+        reminders.reminders_unsubscribe,
+        name="reminders_unsubscribe",
+    ),
 ]
