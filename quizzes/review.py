@@ -224,6 +224,11 @@ def _offered(user_id: int):
     return ReviewCard.objects.filter(user_id=user_id, question__quiz__is_published=True)
 
 
+def cards_offered(user_id: int):
+    """The learner's cards that the review may offer (their quiz published)."""
+    return _offered(user_id)
+
+
 def review_due_count(*, user_id: int, now: datetime | None = None) -> int:
     return _offered(user_id).filter(due__lte=now or timezone.now()).count()
 

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -30,6 +31,7 @@ from ..review import (
     review_rate,
     review_submit,
 )
+from ..statistics import BAR_GAP, CHART_HEIGHT, CHART_WIDTH, chart_bars, review_statistics
 from .common import LearnerRequest, answer_data, learner_required
 
 TEMPLATE = "quizzes/review.html"
@@ -182,3 +184,23 @@ def _card_or_404(request: LearnerRequest, card_id: int) -> ReviewStep:
         return review_card_for(user_id=request.user.pk, card_id=card_id)
     except ReviewNotFound:
         raise Http404("No such review question.") from None
+
+
+@require_safe
+@learner_required
+def review_statistics_page(request: LearnerRequest) -> HttpResponse:
+    """The learner's review statistics: what falls due when (a chart and its table), reviews
+    done, retention, cards by state."""
+    stats = review_statistics(user_id=request.user.pk)
+    bars = chart_bars(stats, right_to_left=get_language_bidi())
+    return render(
+        request,
+        "quizzes/review_statistics.html",
+        {
+            "stats": stats,
+            "bars": bars,
+            "chart_width": CHART_WIDTH,
+            "chart_height": CHART_HEIGHT,
+            "bar_width": round(CHART_WIDTH / len(bars) - BAR_GAP, 2),
+        },
+    )
