@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.functional import Promise
 from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -73,7 +74,7 @@ def _render(
     return render(request, template, context, status=status)
 
 
-def _ratings(answer: ReviewAnswer) -> list[tuple[int, str, str]]:
+def _ratings(answer: ReviewAnswer) -> list[tuple[int, str | Promise, str]]:
     """The self-ratings offered after a right review answer: value, label, key (1–4 as in
     Anki; 1, Again, is what a wrong answer gets without asking)."""
     if not answer.is_correct or answer.card_before is None:
