@@ -52,6 +52,15 @@ class PreferencesForm(forms.ModelForm):
         self.fields["time_zone"].choices = _zone_choices()
         self.fields["reminder_hour"].choices = _hour_choices()
 
+    def clean_reminder_hour(self) -> int | None:
+        hour = self.cleaned_data.get("reminder_hour")
+        if hour is not None and not self.instance.user.email:
+            raise forms.ValidationError(
+                _("Reminders are sent by email: add an email address on your profile first."),
+                code="no_email",
+            )
+        return hour
+
 
 @require_http_methods(["GET", "POST"])
 @login_required

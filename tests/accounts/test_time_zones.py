@@ -98,6 +98,8 @@ def test_a_zone_the_learner_chose_is_kept_and_a_bogus_cookie_ignored(learner):
 
 
 def test_the_profile_changes_the_zone_at_once_and_refuses_an_unknown_one(learner):
+    learner.email = "amina@example.com"
+    learner.save(update_fields=["email"])
     client = signed_in(learner)
     assert "Time zone and reminders" in client.get("/en/accounts/profile/").content.decode()
 
@@ -152,3 +154,13 @@ def test_the_grades_page_gives_times_in_the_instructors_zone(instructor, quiz, l
     page = signed_in(instructor, zone).get(f"/en/admin/quizzes/quiz/{quiz.pk}/results/")
 
     assert day in page.content.decode()
+
+
+def test_reminders_need_an_email_address(learner):
+    response = signed_in(learner).post(
+        "/en/accounts/profile/preferences/", {"time_zone": "", "reminder_hour": "7"}
+    )
+
+    assert response.status_code == 400
+    assert "add an email address on your profile first" in response.content.decode()
+    assert Profile.objects.get(user=learner).reminder_hour is None
