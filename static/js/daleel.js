@@ -123,15 +123,15 @@
     }
   });
 
-  // Self-rating after a right review answer: keys 1–4 press the button marked with that key
-  // (2 Hard, 3 Good, 4 Easy, as in Anki; a wrong answer is Again, 1, without asking). The
-  // buttons work without this.
+  // Self-rating after a review answer, as in Anki: keys 2, 3 and 4 press Hard, Good and Easy
+  // after a right answer; after a wrong one (Again, recorded without asking) key 1 goes on to
+  // the next question. The buttons and the link work without this.
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
     var tag = event.target && event.target.tagName;
     if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
     if (!/^[1-4]$/.test(event.key)) return;
-    var button = document.querySelector('button[data-rating-key="' + event.key + '"]');
+    var button = document.querySelector('[data-rating-key="' + event.key + '"]');
     if (button && !button.disabled) {
       event.preventDefault();
       button.click();
@@ -144,7 +144,8 @@
     var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     if (zone && document.cookie.indexOf("tz=" + encodeURIComponent(zone)) === -1) {
       document.cookie =
-        "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax";
+        "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax" +
+        (window.location.protocol === "https:" ? "; secure" : "");
     }
   } catch (error) {
     // No Intl time zones: the profile keeps the site's zone.

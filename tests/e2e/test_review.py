@@ -93,3 +93,12 @@ def test_after_a_right_answer_a_key_rates_it_and_brings_the_next_question(
     answer = ReviewAnswer.objects.get(card=first)
     assert answer.rating == ReviewAnswer.Rating.EASY
     assert ReviewCard.objects.get(pk=first.pk).due > good_due
+
+    # A wrong answer is Again without asking: key 1 goes on.
+    page.get_by_role("radio", name=key[1].wrong).check()
+    page.locator("#quiz-area form.question button[type=submit]").click()
+    expect(page.locator("#quiz-area .feedback")).to_be_visible()
+    expect(page.locator("#quiz-area form.rating")).to_have_count(0)
+    page.keyboard.press("1")
+    expect(page.locator("#quiz-area .empty #question-heading")).to_be_visible()
+    assert ReviewAnswer.objects.latest("answered_at").rating == ReviewAnswer.Rating.AGAIN
