@@ -74,7 +74,7 @@ def test_a_wrong_review_answer_is_again_without_asking(learner_client, graduated
     response = post_answer(learner_client, graduated_card, wrong_choice(graduated_card.question))
     page = learner_client.get(response["Location"]).content.decode()
 
-    assert "data-rating-key" not in page
+    assert "rating__buttons" not in page and 'data-rating-key="1"' in page
     assert ReviewAnswer.objects.get().rating == ReviewAnswer.Rating.AGAIN
     card = ReviewCard.objects.get()
     assert card.state == ReviewCard.State.RELEARNING
@@ -230,7 +230,7 @@ def test_practice_goes_through_every_card_not_due_once_and_moves_none(
         assert response.status_code == 200  # the feedback itself: nothing recorded to show
         feedback = response.content.decode()
         assert "Correct." in feedback and "is not recorded" in feedback
-        assert "data-rating-key" not in feedback
+        assert "rating__buttons" not in feedback and "data-rating-key" not in feedback
         url = f"/en/review/?practise&after={card.pk}"
         assert url.replace("&", "&amp;") in feedback
         seen.append(card.pk)
