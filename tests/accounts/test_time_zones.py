@@ -6,11 +6,15 @@ from __future__ import annotations
 import csv
 import io
 from datetime import UTC, datetime, timedelta
+from urllib.parse import quote
 
 import pytest
 import time_machine
-from django.test import Client
+from django.contrib.auth import login
+from django.contrib.sessions.backends.cache import SessionStore
+from django.test import Client, RequestFactory
 
+from accounts.middleware import SESSION_TIME_ZONE
 from accounts.models import Profile
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Attempt, ReviewCard
@@ -70,9 +74,28 @@ def test_history_and_result_give_the_learners_date(learner, quiz, zone, day):
     assert f"Finished {day}" in client.get(f"/en/attempts/{attempt.pk}/result/").content.decode()
 
 
-def test_the_first_sign_in_takes_the_browsers_zone_from_its_cookie(client):
+def sign_in_with_cookie(user, tz: str):
+    """Django's own `login`, as every sign-in path calls it (the sign-in form, sign-up,
+    django-allauth's), from a browser whose script set the `tz` cookie."""
+    request = RequestFactory().post("/en/accounts/login/")
+    request.COOKIES["tz"] = quote(tz)
+    request.session = SessionStore()
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    return request
+
+
+def test_the_first_sign_in_takes_the_browsers_zone_from_its_cookie():
     user = make_user("newcomer")
-    client.cookies["tz"] = "America/Los_Angeles"
+
+    request = sign_in_with_cookie(user, "America/Los_Angeles")
+
+    assert Profile.objects.get(user=user).time_zone == "America/Los_Angeles"
+    assert request.session[SESSION_TIME_ZONE] == "America/Los_Angeles"
+
+
+def test_the_sign_in_form_takes_the_zone_too(client):
+    user = make_user("newcomer")
+    client.cookies["tz"] = "Asia/Riyadh"
 
     client.post(
         "/en/accounts/login/",
@@ -80,20 +103,17 @@ def test_the_first_sign_in_takes_the_browsers_zone_from_its_cookie(client):
         REMOTE_ADDR="127.0.0.1",
     )
 
-    assert Profile.objects.get(user=user).time_zone == "America/Los_Angeles"
+    assert Profile.objects.get(user=user).time_zone == "Asia/Riyadh"
 
 
 def test_a_zone_the_learner_chose_is_kept_and_a_bogus_cookie_ignored(learner):
     Profile.objects.filter(user=learner).update(time_zone="Asia/Riyadh")
-    client = Client()
-    client.cookies["tz"] = "America/Los_Angeles"
-    client.force_login(learner)
+    request = sign_in_with_cookie(learner, "America/Los_Angeles")
     assert Profile.objects.get(user=learner).time_zone == "Asia/Riyadh"
+    assert request.session[SESSION_TIME_ZONE] == "Asia/Riyadh"
 
     other = make_user("bilal")
-    client = Client()
-    client.cookies["tz"] = "Mars/Olympus_Mons"
-    client.force_login(other)
+    sign_in_with_cookie(other, "Mars/Olympus_Mons")
     assert Profile.objects.get(user=other).time_zone == ""
 
 
