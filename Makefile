@@ -18,6 +18,7 @@ install: $(VENV)/.installed
 run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_quizzes
+	$(PY) manage.py schedule_tasks
 	@echo "Daleel on http://127.0.0.1:$(PORT)/ with its task worker; Ctrl-C stops both."
 	$(PY) manage.py db_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT; \
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)

@@ -1,11 +1,28 @@
 from __future__ import annotations
 
+import zoneinfo
+from datetime import tzinfo
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator
 from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from .usernames import skeletons
+
+
+def time_zone_names() -> frozenset[str]:
+    """The IANA zone names this system knows (zoneinfo)."""
+    return frozenset(zoneinfo.available_timezones())
+
+
+def validate_time_zone(value: str) -> None:
+    if value and value not in time_zone_names():
+        raise ValidationError(
+            _("Choose a time zone from the list, such as Asia/Riyadh."), code="invalid_time_zone"
+        )
 
 
 class ProfileQuerySet(models.QuerySet):
@@ -41,6 +58,20 @@ class Profile(models.Model):
     username_folded_skeleton = models.CharField(
         max_length=600, blank=True, default="", editable=False
     )
+
+    # An IANA name (Asia/Riyadh); empty: the site's TIME_ZONE. Every date and time the learner
+    # sees is in it (accounts.middleware.learner_time_zone); set from the browser at the
+    # first sign-in (accounts.signals), changed on the profile.
+    time_zone = models.CharField(
+        _("time zone"), max_length=64, blank=True, validators=[validate_time_zone]
+    )
+    # The hour of the day (0-23, in the learner's time zone) of the daily email saying how
+    # many review questions are due; empty: no reminders (quizzes.reminders).
+    reminder_hour = models.PositiveSmallIntegerField(
+        _("reminder hour"), null=True, blank=True, validators=[MaxValueValidator(23)]
+    )
+    # The learner's local date of the last reminder: never more than one a day.
+    reminded_on = models.DateField(_("last reminded on"), null=True, blank=True, editable=False)
 
     objects = ProfileQuerySet.as_manager()
 
@@ -79,6 +110,11 @@ class Profile(models.Model):
             # A look-alike account came first (made before these checks), or a parallel
             # request made this very profile.
             return cls.objects.get_or_create(user=user)[0]
+
+    @property
+    def zone(self) -> tzinfo:
+        """The learner's time zone, or the site's."""
+        return zoneinfo.ZoneInfo(self.time_zone or settings.TIME_ZONE)
 
     def keep_skeletons(self) -> None:
         """Store the skeletons of the user's current name, unless a look-alike account holds

@@ -30,10 +30,14 @@ VERSION = 1
 
 
 def account_section(user: User) -> dict:
+    profile = Profile.for_user(user)
     return {
         "username": user.get_username(),
         "email": user.email,
-        "preferred_language": Profile.for_user(user).language,
+        "preferred_language": profile.language,
+        "time_zone": profile.time_zone,
+        "reminder_hour": profile.reminder_hour,
+        "last_reminded_on": profile.reminded_on.isoformat() if profile.reminded_on else None,
         "date_joined": iso(user.date_joined),
         "last_login": iso(user.last_login),
     }

@@ -9,12 +9,18 @@ name's skeletons is made, or kept up to date on a rename, right after the save.
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 from django.conf import settings
+from django.contrib.auth.signals import user_logged_in
 from django.core.exceptions import ValidationError
+from django.core.signals import request_finished
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
+from django.utils import timezone
 
-from .models import Profile
+from .middleware import SESSION_TIME_ZONE
+from .models import Profile, time_zone_names
 
 
 def _names_change(raw: bool, update_fields) -> bool:
@@ -48,3 +54,26 @@ def keep_username_skeletons(sender, instance, created, raw, update_fields, **kwa
         Profile.for_user(instance)
     else:
         profile.keep_skeletons()
+
+
+@receiver(user_logged_in)
+def time_zone_at_sign_in(sender, request, user, **kwargs) -> None:
+    """At a sign-in (the first after sign-up, however the sign-up form is made), a profile
+    without a time zone takes the browser's, from the `tz` cookie static/js/daleel.js sets;
+    the session then keeps the learner's zone for accounts.middleware.learner_time_zone."""
+    profile = Profile.for_user(user)
+    if request is None:
+        return
+    if not profile.time_zone:
+        name = unquote(request.COOKIES.get("tz", ""))
+        if name in time_zone_names():
+            profile.time_zone = name
+            profile.save(update_fields=["time_zone"])
+    if hasattr(request, "session"):
+        request.session[SESSION_TIME_ZONE] = profile.time_zone
+
+
+@receiver(request_finished)
+def time_zone_after_the_response(sender, **kwargs) -> None:
+    """The learner's time zone ends with the response (a streamed CSV is written in it)."""
+    timezone.deactivate()

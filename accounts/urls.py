@@ -2,11 +2,12 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import preferences, views
 
 app_name = "accounts"
 
 urlpatterns = [
+    path("profile/preferences/", preferences.preferences, name="preferences"),
     path("signup/", views.signup, name="signup"),
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", views.LogoutView.as_view(), name="logout"),

@@ -122,6 +122,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.private_when_signed_in",
+    # After authentication: the signed-in learner's time zone (Profile.time_zone).
+    "accounts.middleware.learner_time_zone",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, so that it sees failed sign-ins after every other middleware ran.
@@ -478,6 +480,18 @@ AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
 # Spaced review (quizzes/review.py): FSRS spreads due dates by a random fuzz so that cards
 # learned together do not all come back on one day; tests turn it off for exact dates.
 REVIEW_FUZZING = env_bool("REVIEW_FUZZING", True)
+
+
+def env_minutes(name: str, default: list[str]) -> list[int]:
+    """Comma-separated minutes; `none` for none."""
+    values = env_list(name, default)
+    return [] if [value.lower() for value in values] == ["none"] else [int(v) for v in values]
+
+
+# FSRS's learning steps (a first miss) and relearning steps (a miss of a card in review), in
+# minutes: a missed question comes back within the session before whole-day intervals.
+REVIEW_LEARNING_STEPS_MINUTES = env_minutes("REVIEW_LEARNING_STEPS_MINUTES", ["1", "10"])
+REVIEW_RELEARNING_STEPS_MINUTES = env_minutes("REVIEW_RELEARNING_STEPS_MINUTES", ["10"])
 
 LOGGING = {
     "version": 1,

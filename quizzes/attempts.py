@@ -10,15 +10,17 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import logging
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Model, QuerySet
+from django.tasks import task
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
@@ -39,6 +41,8 @@ from .review import (
     cards_record_answers,
 )
 from .signals import attempt_finished
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -186,12 +190,19 @@ class AttemptState:
 
     def review(self) -> list[tuple[Question, Answer | None, list[ChoiceVerdict]]]:
         """Per question in the attempt's order: the answer (None if not answered, or added
-        since) and every choice's verdict as the answer recorded it, in this attempt's order
-        of the choices."""
+        since) and every choice's verdict as the answer recorded it (not answered: as the key
+        stands now), in this attempt's order of the choices."""
         rows = []
         for question in self.questions:
             answer = self.answers.get(question.pk)
-            verdicts = answer.choice_verdicts(self.choices_of(question)) if answer else []
+            if answer is not None:
+                verdicts = answer.choice_verdicts(self.choices_of(question))
+            else:
+                # Not answered: the right choices as the question's key stands now.
+                verdicts = [
+                    ChoiceVerdict(choice, False, choice.is_correct or choice.fraction > 0)
+                    for choice in self.choices_of(question)
+                ]
             rows.append((question, answer, verdicts))
         return rows
 
@@ -329,15 +340,20 @@ def attempt_submit_all(*, state: AttemptState) -> bool:
     return _finish_exam(state)
 
 
-def attempts_close_overdue(*, now: datetime | None = None, user: User | None = None) -> int:
-    """Finish every attempt in progress past its deadline (`close_overdue_attempts`, run by
-    cron), or every one of `user`'s (their history, before it shows them); returns how many.
-    Each is scored on what was saved in time."""
+def attempts_close_overdue(
+    *, now: datetime | None = None, user: User | None = None, pk: int | None = None
+) -> int:
+    """Finish every attempt in progress past its deadline (`close_overdue_attempts`, the
+    worker's hourly task), or every one of `user`'s (their history, before it shows them), or
+    the one `pk` (its own task, at its deadline); returns how many. Each is scored on what
+    was saved in time."""
     now = now or timezone.now()
     closed = 0
     overdue = Attempt.objects.in_progress().filter(deadline__lt=now - DEADLINE_GRACE)
     if user is not None:
         overdue = overdue.filter(user=user)
+    if pk is not None:
+        overdue = overdue.filter(pk=pk)
     for attempt in overdue.select_related("quiz").iterator():
         with transaction.atomic():
             locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
@@ -377,7 +393,7 @@ def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Att
     drew = quiz.questions_per_attempt is not None or quiz.shuffle_questions
     try:
         with transaction.atomic():
-            return Attempt.objects.create(
+            attempt = Attempt.objects.create(
                 user=user,
                 quiz=quiz,
                 started_at=now,
@@ -386,8 +402,33 @@ def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Att
                 choice_order=order,
                 question_order=[question.pk for question in questions] if drew else [],
             )
+            if attempt.deadline is not None:
+                transaction.on_commit(lambda: _close_at_deadline(attempt))
+            return attempt
     except IntegrityError:
         return Attempt.objects.in_progress().get(user=user, quiz=quiz)
+
+
+@task
+def attempt_close(*, attempt_id: int) -> int:
+    """The worker finishes a timed attempt at its deadline (and grace) if it is still open;
+    nothing if the learner finished it, or it was closed already (1 if it closed it)."""
+    return attempts_close_overdue(pk=attempt_id)
+
+
+def _close_at_deadline(attempt: Attempt) -> None:
+    """Queue `attempt_close` for just past the attempt's deadline and grace, when the task
+    backend can run a task later (the database one can; the in-process one of tests cannot:
+    there `close_overdue_attempts`, the hourly task and the learner's own requests close it).
+    A queue that cannot take it loses nothing else: those still close the attempt."""
+    if attempt.deadline is None or not attempt_close.get_backend().supports_defer:
+        return
+    try:
+        attempt_close.using(
+            run_after=attempt.deadline + DEADLINE_GRACE + timedelta(seconds=1)
+        ).enqueue(attempt_id=attempt.pk)
+    except Exception:
+        logger.warning("Could not queue the closing of attempt %s", attempt.pk, exc_info=True)
 
 
 def _draw(*, user: User, quiz: Quiz, shuffler: random.Random) -> list[Question]:

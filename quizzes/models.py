@@ -328,6 +328,18 @@ class Question(models.Model):
     def has_choices(self) -> bool:
         return self.kind != self.Kind.NUMERICAL
 
+    @property
+    def accepted_numbers_now(self) -> list[str]:
+        """A numerical question's numbers worth the whole mark as its key stands now (for a
+        question left unanswered; an answer keeps the key it was marked against)."""
+        return [
+            f"{number.value.normalize():f} ± {number.tolerance.normalize():f}"
+            if number.tolerance
+            else f"{number.value.normalize():f}"
+            for number in self.numerical_answers.all()
+            if number.fraction == 1
+        ]
+
 
 class QuestionPartManager[T: models.Model](models.Manager[T]):
     """Rows of a question (choices, accepted numbers), named by quiz, question and position."""
@@ -960,6 +972,22 @@ class ReviewAnswer(RecordedResponse, models.Model):
     fraction = models.DecimalField(_("mark"), max_digits=5, decimal_places=4, default=Decimal(0))
     is_correct = models.BooleanField(_("correct"))
     answered_at = models.DateTimeField(_("answered"), default=timezone.now)
+
+    class Rating(models.IntegerChoices):
+        # fsrs.Rating's values.
+        AGAIN = 1, _("Again")
+        HARD = 2, _("Hard")
+        GOOD = 3, _("Good")
+        EASY = 4, _("Easy")
+
+    # How the answer moved the card: Again when wrong; Good when right, until the learner
+    # says Hard or Easy (quizzes.review.review_rate). Empty for answers before self-rating.
+    rating = models.PositiveSmallIntegerField(
+        _("rating"), choices=Rating.choices, null=True, blank=True
+    )
+    # The card's scheduler state before this answer (fsrs.Card.to_dict()), so that a rating
+    # given after the answer schedules the card again from where it was.
+    card_before = models.JSONField(_("card before"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-answered_at"]

@@ -97,7 +97,11 @@ def review_cards_export(user) -> list[dict]:
             "difficulty": card.difficulty,
             "last_review": iso(card.last_review),
             "answers": [
-                {**response_export(answer), "answered_at": iso(answer.answered_at)}
+                {
+                    **response_export(answer),
+                    "answered_at": iso(answer.answered_at),
+                    "rating": answer.get_rating_display() if answer.rating else None,
+                }
                 for answer in card.answers.all()
             ],
         }

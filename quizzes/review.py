@@ -7,11 +7,17 @@ The rules:
   (wrong is `Rating.Again`, right `Rating.Good`; right is the whole mark, so a partly right
   answer of several choices counts as wrong); a right answer to a question without a card
   creates none; every kind of question is reviewed as it is asked in a quiz;
+- after a right review answer the learner may say how hard it was (Hard, Good, Easy): the
+  answer is recorded as Good, and a later choice amends that same review (`review_rate`),
+  scheduled again from the card as it was before the answer, while nothing else moved it;
 - review answers are recorded for statistics and mastery, and never touch an attempt;
 - a review answer carries the card's `reviews` count as it was shown, so a double click, a
-  second tab or a replayed POST moves the card once.
+  second tab or a replayed POST moves the card once;
+- practice (cards not due yet) records nothing and moves no card (`practice_grade`).
 
-Whole-day intervals: no learning steps (a minute-long step makes no sense for a web quiz).
+A miss brings the question back the same session: FSRS's learning steps (a first miss) and
+relearning steps (a miss of a card in review), in minutes (`REVIEW_LEARNING_STEPS_MINUTES`,
+`REVIEW_RELEARNING_STEPS_MINUTES`), before whole-day intervals.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from functools import cache as memoize
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, FilteredRelation, OuterRef, Q
+from django.db.models import Exists, FilteredRelation, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
@@ -41,8 +47,8 @@ PRACTICE_SIZE = 10
 @memoize
 def scheduler() -> Scheduler:
     return Scheduler(
-        learning_steps=(),
-        relearning_steps=(),
+        learning_steps=[timedelta(minutes=m) for m in settings.REVIEW_LEARNING_STEPS_MINUTES],
+        relearning_steps=[timedelta(minutes=m) for m in settings.REVIEW_RELEARNING_STEPS_MINUTES],
         enable_fuzzing=settings.REVIEW_FUZZING,
     )
 
@@ -59,11 +65,14 @@ def _to_fsrs(card: ReviewCard) -> Card:
     )
 
 
-def _moved(card: ReviewCard, *, right: bool, at: datetime) -> ReviewCard:
-    """`card` with the scheduler's state after an answer at `at` (not saved)."""
-    scheduled, _log = scheduler().review_card(
-        _to_fsrs(card), Rating.Good if right else Rating.Again, at
-    )
+def _moved(
+    card: ReviewCard, *, right: bool, at: datetime, rating: Rating | None = None
+) -> ReviewCard:
+    """`card` with the scheduler's state after an answer at `at` (not saved): rated `rating`,
+    or by default Good when right and Again when wrong."""
+    if rating is None:
+        rating = Rating.Good if right else Rating.Again
+    scheduled, _log = scheduler().review_card(_to_fsrs(card), rating, at)
     card.state = scheduled.state.value
     card.step = scheduled.step
     card.stability = scheduled.stability
@@ -215,6 +224,11 @@ def _offered(user_id: int):
     return ReviewCard.objects.filter(user_id=user_id, question__quiz__is_published=True)
 
 
+def cards_offered(user_id: int):
+    """The learner's cards that the review may offer (their quiz published)."""
+    return _offered(user_id)
+
+
 def review_due_count(*, user_id: int, now: datetime | None = None) -> int:
     return _offered(user_id).filter(due__lte=now or timezone.now()).count()
 
@@ -281,15 +295,28 @@ def _with_content(card: ReviewCard) -> Question | None:
 
 
 def review_next(
-    *, user_id: int, practise: bool = False, now: datetime | None = None
+    *,
+    user_id: int,
+    practise: bool = False,
+    after: int | None = None,
+    now: datetime | None = None,
 ) -> ReviewStep | None:
-    """The card to review now: the one due longest ago; with `practise`, the one due soonest
-    even if it is not due yet. None when there is none."""
+    """The card to review now: the one due longest ago; with `practise`, the one not due yet
+    that is due soonest, after the card `after` (the one practised last) in that order, so
+    that practice goes through every card once. None when there is none."""
     now = now or timezone.now()
     cards = _offered(user_id).select_related("question__quiz").order_by("due", "pk")
     due_count = review_due_count(user_id=user_id, now=now)
     if not practise:
         cards = cards.filter(due__lte=now)
+    else:
+        cards = cards.filter(due__gt=now)
+        if after is not None:
+            # Practice moves no card, so the order is the same from one card to the next.
+            last_due = Subquery(
+                ReviewCard.objects.filter(user_id=user_id, pk=after).values("due")[:1]
+            )
+            cards = cards.filter(Q(due__gt=last_due) | Q(due=last_due, pk__gt=after))
     for card in cards[:PRACTICE_SIZE]:
         question = _with_content(card)
         if question is not None:
@@ -363,8 +390,10 @@ def review_submit(
         card=card,
         revision=revision,
         answered_at=now,
+        card_before=_to_fsrs(card).to_dict(),
         **fields,
     )
+    answer.rating = ReviewAnswer.Rating.GOOD if answer.is_correct else ReviewAnswer.Rating.AGAIN
     try:
         with transaction.atomic():
             answer.save(force_insert=True)
@@ -386,6 +415,20 @@ def review_submit(
     return ReviewOutcome(Review.ANSWERED, answer=answer, step=step)
 
 
+def practice_grade(*, user_id: int, step: ReviewStep, response: Response) -> ReviewOutcome:
+    """Mark a practice answer to the card of `step` as a review would, recording nothing and
+    moving no card: practice is not a review. The answer returned is not saved."""
+    try:
+        fields = grade_response(step.question, response)
+    except Unanswerable as refusal:
+        return ReviewOutcome(Review.REFUSED, step=step, message=refusal.message)
+    answer = ReviewAnswer(
+        user_id=user_id, question=step.question, card=step.card, revision=0, **fields
+    )
+    answer.resolve(step.question)
+    return ReviewOutcome(Review.ANSWERED, answer=answer, step=step)
+
+
 def review_answer_for(*, user_id: int, answer_id: int) -> tuple[ReviewAnswer, ReviewStep]:
     """A learner's own recorded review answer with its question, for its feedback page."""
     answer = (
@@ -400,3 +443,46 @@ def review_answer_for(*, user_id: int, answer_id: int) -> tuple[ReviewAnswer, Re
         raise ReviewNotFound
     answer.resolve(question)
     return answer, ReviewStep(card=answer.card, question=question, due_count=0)
+
+
+# The ratings a learner may give a right review answer (a wrong one is Again).
+SELF_RATINGS = (Rating.Hard, Rating.Good, Rating.Easy)
+
+
+def review_rate(*, user_id: int, answer_id: int, rating: int, now: datetime | None = None) -> bool:
+    """Amend the learner's right review answer to `rating` (Hard, Good or Easy): its card is
+    scheduled again from its state before the answer, as if the answer had been rated so.
+    False, with nothing written, when it can no longer be (the card moved since, by a later
+    answer) or may not be (a wrong answer, an answer from before self-rating)."""
+    rating = Rating(rating)
+    if rating not in SELF_RATINGS:
+        return False
+    with transaction.atomic():
+        answer = (
+            ReviewAnswer.objects.select_for_update()
+            .filter(user_id=user_id, pk=answer_id)
+            .only("pk", "card_id", "revision", "is_correct", "rating", "card_before", "answered_at")
+            .first()
+        )
+        if answer is None:
+            raise ReviewNotFound
+        if not answer.is_correct or answer.card_before is None:
+            return False
+        if answer.rating == rating.value:
+            return True
+        scheduled, _log = scheduler().review_card(
+            Card.from_dict(answer.card_before), rating, answer.answered_at
+        )
+        moved = ReviewCard.objects.filter(pk=answer.card_id, reviews=answer.revision + 1).update(
+            state=scheduled.state.value,
+            step=scheduled.step,
+            stability=scheduled.stability,
+            difficulty=scheduled.difficulty,
+            due=scheduled.due,
+            last_review=scheduled.last_review,
+        )
+        if not moved:
+            return False
+        ReviewAnswer.objects.filter(pk=answer.pk).update(rating=rating.value)
+        _badge_forget_if_due_soon(user_id, scheduled.due, now or timezone.now())
+    return True

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import catalog, history, review, steps
+from .views import catalog, history, reminders, review, steps
 
 app_name = "quizzes"
 
@@ -18,4 +18,11 @@ urlpatterns = [
     path("questions/<int:pk>/report/", history.question_report, name="report"),
     path("review/", review.review, name="review"),
     path("review/answers/<int:pk>/", review.review_answer, name="review_answer"),
+    path("review/statistics/", review.review_statistics_page, name="review_statistics"),
+    path("review/answers/<int:pk>/rating/", review.review_rating, name="review_rating"),
+    path(
+        "review/reminders/stop/<str:token>/",
+        reminders.reminders_unsubscribe,
+        name="reminders_unsubscribe",
+    ),
 ]

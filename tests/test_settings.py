@@ -93,3 +93,21 @@ def test_on_postgresql_statements_are_prepared_after_five_uses_unless_the_operat
     assert default.stdout.split() == ["True", "5"], default.stderr
     assert first_use.stdout.split() == ["True", "0"], first_use.stderr
     assert off.stdout.split() == ["True", "None"], off.stderr
+
+
+def test_review_steps_are_minutes_from_the_environment_and_none_means_whole_days():
+    show = (
+        "from django.conf import settings; "
+        "print(settings.REVIEW_LEARNING_STEPS_MINUTES, settings.REVIEW_RELEARNING_STEPS_MINUTES)"
+    )
+    default = _run_manage("shell", "--no-imports", "-c", show)
+    chosen = _run_manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        show,
+        REVIEW_LEARNING_STEPS_MINUTES="5, 30",
+        REVIEW_RELEARNING_STEPS_MINUTES="none",
+    )
+    assert default.stdout.strip() == "[1, 10] [10]", default.stderr
+    assert chosen.stdout.strip() == "[5, 30] []", chosen.stderr

@@ -6,6 +6,7 @@ import csv
 import io
 import zipfile
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -164,6 +165,9 @@ def csv_cell(value) -> str | int:
         return ""
     if isinstance(value, bool):
         return int(value)
+    if isinstance(value, datetime) and timezone.is_aware(value):
+        # In the instructor's time zone (activated for the request), with its offset.
+        return timezone.localtime(value).isoformat()
     if hasattr(value, "isoformat"):
         return value.isoformat()
     if isinstance(value, Decimal):

@@ -173,6 +173,13 @@ def mark(value) -> str:
 
 
 @register.filter
+def mark_tenths(value) -> int:
+    """A partial mark in tenths, 1 to 9 (never drawn as none or all), for the width of its
+    meter: the stylesheet's `mark-meter__fill--N` (no inline style under the CSP)."""
+    return min(max(round(float(value or 0) * 10), 1), 9)
+
+
+@register.filter
 def ltr(value) -> SafeString:
     """A number that may carry a sign, isolated left to right: in an Arabic line a bare
     "-1.00" is drawn "1.00-" and reads as positive."""

@@ -11,7 +11,10 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_safe
+from django.utils.functional import Promise
+from django.utils.translation import get_language_bidi
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 
@@ -21,12 +24,15 @@ from ..review import (
     Review,
     ReviewNotFound,
     ReviewStep,
+    practice_grade,
     review_answer_for,
     review_card_for,
     review_next,
     review_next_due_at,
+    review_rate,
     review_submit,
 )
+from ..statistics import BAR_GAP, CHART_HEIGHT, CHART_WIDTH, chart_bars, review_statistics
 from .common import LearnerRequest, answer_data, learner_required
 
 TEMPLATE = "quizzes/review.html"
@@ -59,6 +65,7 @@ def _render(
         "form": form or AnswerForm(),
         "error": error,
         "practise": practise,
+        "ratings": _ratings(answer) if answer and not practise else [],
     }
     if step is None:
         context["next_due_at"] = review_next_due_at(user_id=request.user.pk)
@@ -67,16 +74,38 @@ def _render(
     return render(request, template, context, status=status)
 
 
+def _ratings(answer: ReviewAnswer) -> list[tuple[int, str | Promise, str]]:
+    """The self-ratings offered after a right review answer: value, label, key (1–4 as in
+    Anki; 1, Again, is what a wrong answer gets without asking)."""
+    if not answer.is_correct or answer.card_before is None:
+        return []
+    Rating = ReviewAnswer.Rating
+    return [
+        (rating.value, rating.label, str(rating.value))
+        for rating in (Rating.HARD, Rating.GOOD, Rating.EASY)
+    ]
+
+
+def _after(value: str) -> int | None:
+    return int(value) if value.isdigit() and 0 < int(value) <= MAX_ID else None
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 @learner_required
 def review(request: LearnerRequest) -> HttpResponse:
-    """GET: the card to review now (or, with ?practise, the one due soonest). POST: an answer."""
+    """GET: the card to review now (or, with ?practise, the next not due yet: after the card
+    `after`). POST: an answer (with `practise`, marked and not recorded)."""
     if request.method != "POST":
         practise = "practise" in request.GET
-        step = review_next(user_id=request.user.pk, practise=practise)
+        step = review_next(
+            user_id=request.user.pk,
+            practise=practise,
+            after=_after(request.GET.get("after", "")) if practise else None,
+        )
         return _render(request, step=step, practise=practise)
 
+    practise = "practise" in request.POST
     form = ReviewAnswerForm(answer_data(request, "card", "revision"))
     valid = form.is_valid()
     if "card" in form.errors or "revision" in form.errors:
@@ -85,7 +114,15 @@ def review(request: LearnerRequest) -> HttpResponse:
     response = form.response_for(step.question) if valid else None
     if response is None:
         # Nothing readable (no choice, a number in letters): said on the step, nothing written.
-        return _render(request, step=step, form=form, status=422)
+        return _render(request, step=step, form=form, practise=practise, status=422)
+    if practise:
+        # Practice records nothing: its feedback is this response's own, with no address.
+        outcome = practice_grade(user_id=request.user.pk, step=step, response=response)
+        if outcome.kind is Review.REFUSED:
+            return _render(
+                request, step=step, error=str(outcome.message), practise=True, status=409
+            )
+        return _render(request, step=step, answer=outcome.answer, practise=True)
     try:
         outcome = review_submit(
             user_id=request.user.pk,
@@ -107,6 +144,30 @@ def review(request: LearnerRequest) -> HttpResponse:
     return redirect(url)
 
 
+@require_POST
+@vary_on_headers("HX-Request")
+@learner_required
+def review_rating(request: LearnerRequest, pk: int) -> HttpResponse:
+    """The learner says how hard a right review answer was (Hard, Good or Easy): the answer's
+    card is scheduled again so, and the next review question follows."""
+    rating = request.POST.get("rating", "")
+    if rating not in {"2", "3", "4"}:
+        raise Http404("No such rating.")  # not a form our pages send
+    try:
+        rated = review_rate(user_id=request.user.pk, answer_id=pk, rating=int(rating))
+    except ReviewNotFound:
+        raise Http404("No such review answer.") from None
+    if not rated:
+        messages.info(
+            request,
+            _("This answer can no longer be rated: its question was answered again since."),
+        )
+    url = reverse("quizzes:review")
+    if request.htmx:
+        return push_url(_render(request, step=review_next(user_id=request.user.pk)), url)
+    return redirect(url)
+
+
 @require_safe
 @learner_required
 def review_answer(request: LearnerRequest, pk: int) -> HttpResponse:
@@ -124,3 +185,23 @@ def _card_or_404(request: LearnerRequest, card_id: int) -> ReviewStep:
         return review_card_for(user_id=request.user.pk, card_id=card_id)
     except ReviewNotFound:
         raise Http404("No such review question.") from None
+
+
+@require_safe
+@learner_required
+def review_statistics_page(request: LearnerRequest) -> HttpResponse:
+    """The learner's review statistics: what falls due when (a chart and its table), reviews
+    done, retention, cards by state."""
+    stats = review_statistics(user_id=request.user.pk)
+    bars = chart_bars(stats, right_to_left=get_language_bidi())
+    return render(
+        request,
+        "quizzes/review_statistics.html",
+        {
+            "stats": stats,
+            "bars": bars,
+            "chart_width": CHART_WIDTH,
+            "chart_height": CHART_HEIGHT,
+            "bar_width": round(CHART_WIDTH / len(bars) - BAR_GAP, 2),
+        },
+    )

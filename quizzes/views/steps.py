@@ -27,7 +27,7 @@ from ..attempts import (
     attempt_with_answers,
     step_submit,
 )
-from ..availability import DEADLINE_GRACE
+from ..availability import DEADLINE_GRACE, quiz_availability
 from ..content import quiz_content
 from ..forms import AnswerForm
 from ..models import Choice, Question
@@ -285,13 +285,20 @@ def attempt_result(request: LearnerRequest, pk: int) -> HttpResponse:
     attempt = state.attempt
     if not attempt.is_finished:
         return _where_it_stands(request, state)
+    quiz = attempt.quiz
+    refusal = None
+    if quiz.max_attempts is not None or quiz.closes_at is not None or quiz.opens_at is not None:
+        # Only a quiz with limits costs the reads of the learner's attempts and override.
+        refusal = quiz_availability(quiz=quiz, user=request.user).refusal
     return render(
         request,
         "quizzes/result.html",
         {
             "attempt": attempt,
-            "quiz": attempt.quiz,
+            "quiz": quiz,
             "state": state,
             "review": state.review(),
+            "can_retake": quiz.is_published and refusal is None,
+            "retake_refusal": refusal,
         },
     )

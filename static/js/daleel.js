@@ -1,4 +1,5 @@
-// Daleel's only script: accessibility glue for htmx swaps. The site works without it.
+// Daleel's only script: accessibility glue for htmx swaps, the review's keys 1–4 and the
+// browser's time zone for sign-up. The site works without it.
 (function () {
   "use strict";
 
@@ -121,4 +122,32 @@
       focusNewStep(target);
     }
   });
+
+  // Self-rating after a review answer, as in Anki: keys 2, 3 and 4 press Hard, Good and Easy
+  // after a right answer; after a wrong one (Again, recorded without asking) key 1 goes on to
+  // the next question. The buttons and the link work without this.
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    var tag = event.target && event.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    if (!/^[1-4]$/.test(event.key)) return;
+    var button = document.querySelector('[data-rating-key="' + event.key + '"]');
+    if (button && !button.disabled) {
+      event.preventDefault();
+      button.click();
+    }
+  });
+
+  // The browser's time zone, for the account a sign-up makes (accounts.signals reads the
+  // cookie at the first sign-in; the profile page changes it later).
+  try {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && document.cookie.indexOf("tz=" + encodeURIComponent(zone)) === -1) {
+      document.cookie =
+        "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax" +
+        (window.location.protocol === "https:" ? "; secure" : "");
+    }
+  } catch (error) {
+    // No Intl time zones: the profile keeps the site's zone.
+  }
 })();

@@ -88,6 +88,7 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
     assert set(SECTIONS) <= set(data)
     assert data["account"]["username"] == "huda"
     assert data["account"]["email"] == "huda@example.org"
+    assert data["account"]["time_zone"] == "" and data["account"]["reminder_hour"] is None
     assert [a["quiz"] for a in data["attempts"]] == [quiz.slug, quiz.slug]
     first, second = data["attempts"]
     assert first["finished_at"] is not None and first["total"] == 3
@@ -108,6 +109,7 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
             "mark": "1.0000",
             "is_correct": True,
             "answered_at": cards[1]["answers"][0]["answered_at"],
+            "rating": "Good",
         }
     ]
     assert cards[2]["due"] is not None and cards[2]["answers"] == []

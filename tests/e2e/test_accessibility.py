@@ -155,6 +155,47 @@ def _review_nothing_due(scene: Scene) -> None:
     expect(scene.page.locator("#quiz-area .empty")).to_be_visible()
 
 
+def _review_rating(scene: Scene) -> None:
+    """A right review answer: Hard, Good and Easy offered."""
+    _due_for_review(scene)
+    scene.go("/review/")
+    card = ReviewCard.objects.filter(due__lte=timezone.now()).order_by("due", "pk").first()
+    right = card.question.choices.get(is_correct=True)
+    scene.page.locator(f"#quiz-area input[name=choice][value='{right.pk}']").check()
+    support.submit_button(scene.page).click()
+    expect(scene.page.locator("#quiz-area form.rating")).to_be_visible()
+
+
+def _review_practice(scene: Scene) -> None:
+    support.answer_in_db(scene.signed_in(), scene.quiz, 3, wrong={1})
+    ReviewCard.objects.update(due=timezone.now() + timezone.timedelta(days=2))
+    scene.go("/review/?practise")
+    scene.page.locator("#quiz-area label.choice").first.click()
+    support.submit_button(scene.page).click()
+    expect(scene.page.locator("#quiz-area .feedback")).to_be_visible()
+
+
+def _review_statistics(scene: Scene) -> None:
+    _due_for_review(scene)
+    scene.go("/review/statistics/")
+    expect(scene.page.locator("svg.due-chart")).to_be_visible()
+
+
+def _preferences(scene: Scene) -> None:
+    scene.signed_in()
+    scene.go("/accounts/profile/preferences/")
+
+
+def _reminders_stop(scene: Scene) -> None:
+    from accounts.models import Profile
+    from quizzes.reminders import unsubscribe_token
+
+    learner = get_user_model().objects.create_user("huda", password="whatever-it-is-42")
+    Profile.objects.filter(user=learner).update(reminder_hour=8)
+    scene.go(f"/review/reminders/stop/{unsubscribe_token(Profile.objects.get(user=learner))}/")
+    expect(scene.page.locator("main form button.button--primary")).to_be_visible()
+
+
 def _history_empty(scene: Scene) -> None:
     scene.signed_in()
     scene.go("/attempts/")
@@ -261,6 +302,11 @@ PAGE_TYPES: dict[str, Callable[[Scene], None]] = {
     "review": _review,
     "review-feedback": _review_feedback,
     "review-nothing-due": _review_nothing_due,
+    "review-rating": _review_rating,
+    "review-practice": _review_practice,
+    "review-statistics": _review_statistics,
+    "preferences": _preferences,
+    "reminders-stop": _reminders_stop,
     "sign-in": _sign_in,
     "sign-up": _sign_up,
     "sign-up-errors": _sign_up_errors,

@@ -52,12 +52,13 @@ def due_now(card: ReviewCard) -> ReviewCard:
 # --- Cards and their schedule ---------------------------------------------------------------
 
 
-def test_a_wrong_answer_in_a_quiz_creates_a_card_due_a_day_later(learner, quiz):
+def test_a_wrong_answer_in_a_quiz_creates_a_card_due_at_the_first_learning_step(learner, quiz):
     first = miss_first_question(learner, quiz)
 
     card = ReviewCard.objects.get(user=learner, question=first)
     answered_at = Answer.objects.get(question=first).answered_at
-    assert card.due - answered_at == timedelta(days=1)
+    assert card.due - answered_at == timedelta(minutes=1)  # REVIEW_LEARNING_STEPS_MINUTES
+    assert card.state == ReviewCard.State.LEARNING
     assert card.reviews == 1
 
 
@@ -69,14 +70,17 @@ def test_right_answers_to_questions_without_a_card_create_none(learner, quiz):
     assert not ReviewCard.objects.exists()
 
 
-def test_right_reviews_push_a_card_further_each_time_and_a_miss_brings_it_back(learner, quiz):
+def test_a_miss_goes_through_minute_steps_then_days_further_each_time_and_relearns_in_minutes(
+    learner, quiz
+):
     question = quiz.questions.get(position=1)
     card_record_quiz_answer(
         user_id=learner.pk, question_id=question.pk, is_correct=False, at=MONDAY
     )
     card = ReviewCard.objects.get()
+    assert card.due == MONDAY + timedelta(minutes=1)
     intervals = []
-    for right in (True, True, False):
+    for right in (True, True, True, True, False, True):
         before = card.due
         outcome = review_submit(
             user_id=learner.pk,
@@ -87,11 +91,15 @@ def test_right_reviews_push_a_card_further_each_time_and_a_miss_brings_it_back(l
         )
         assert outcome.kind is Review.ANSWERED
         card.refresh_from_db()
-        intervals.append((card.due - before).days)
+        intervals.append(card.due - before)
 
-    assert card.due - timedelta(days=intervals[-1]) > MONDAY + timedelta(days=2)
-    assert intervals[0] >= 2 and intervals[1] > intervals[0]  # right: further each time
-    assert intervals[2] == 1  # wrong: back the next day
+    minutes, days = timedelta(minutes=1), timedelta(days=1)
+    assert intervals[0] == 10 * minutes  # the second learning step, the same session
+    assert intervals[1] >= days and intervals[1] % days == timedelta(0)  # graduated: days
+    assert intervals[2] > intervals[1] and intervals[3] > intervals[2]  # further each time
+    assert intervals[4] == 10 * minutes  # a miss: the relearning step, the same session
+    assert intervals[5] >= days  # relearned: back to days
+    assert card.state == ReviewCard.State.REVIEW
 
 
 def test_a_later_quiz_answer_to_a_missed_question_moves_its_card(learner, quiz):
@@ -292,7 +300,10 @@ def test_with_nothing_due_the_page_says_when_and_offers_practice(learner, learne
 
     practice = learner_client.get("/en/review/?practise").content.decode()
     assert first.prompt_en in practice
-    assert "Practice: nothing is due, these come back soonest." in practice
+    assert (
+        "Practice: questions not due yet, soonest first. Your answers here move nothing."
+        in practice
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
@@ -399,7 +410,7 @@ def test_an_exam_finished_now_takes_a_card_that_fell_due_during_it_off_the_badge
     )
 
     cards_record_answers(
-        user_id=learner.pk, answers=[(question.pk, True, now - timedelta(minutes=10))]
+        user_id=learner.pk, answers=[(question.pk, True, now - timedelta(minutes=2))]
     )
 
     assert "count-badge" not in learner_client.get("/en/").content.decode()

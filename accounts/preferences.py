@@ -1,0 +1,77 @@
+"""The learner's time zone and daily review reminder: a form of their own on the profile
+page (kept apart from the account's sign-in and email forms)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_http_methods
+
+from .middleware import SESSION_TIME_ZONE
+from .models import Profile, time_zone_names
+
+
+def _zone_choices() -> list[tuple[str, str]]:
+    site = _("The site's time zone (%(zone)s)") % {"zone": settings.TIME_ZONE}
+    return [("", site), *((name, name) for name in sorted(time_zone_names()))]
+
+
+def _hour_choices() -> list[tuple[str, str]]:
+    return [("", _("No reminders")), *((str(hour), f"{hour:02d}:00") for hour in range(24))]
+
+
+class PreferencesForm(forms.ModelForm):
+    time_zone = forms.ChoiceField(
+        label=gettext_lazy("Time zone"),
+        required=False,
+        help_text=gettext_lazy("Dates and times on the site, and your reminder's hour, are in it."),
+    )
+    reminder_hour = forms.TypedChoiceField(
+        label=gettext_lazy("Daily review reminder"),
+        required=False,
+        coerce=int,
+        empty_value=None,
+        help_text=gettext_lazy(
+            "An email at this hour on days when review questions are due, with a link to "
+            "them; none when nothing is due."
+        ),
+    )
+
+    class Meta:
+        model = Profile
+        fields = ["time_zone", "reminder_hour"]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["time_zone"].choices = _zone_choices()
+        self.fields["reminder_hour"].choices = _hour_choices()
+
+    def clean_reminder_hour(self) -> int | None:
+        hour = self.cleaned_data.get("reminder_hour")
+        if hour is not None and not self.instance.user.email:
+            raise forms.ValidationError(
+                _("Reminders are sent by email: add an email address on your profile first."),
+                code="no_email",
+            )
+        return hour
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def preferences(request: HttpRequest) -> HttpResponse:
+    profile = Profile.for_user(request.user)
+    form = PreferencesForm(request.POST or None, instance=profile)
+    if request.method == "POST":
+        if form.is_valid():
+            form.save()
+            request.session[SESSION_TIME_ZONE] = profile.time_zone
+            messages.success(request, _("Your time zone and reminder are saved."))
+            return redirect("accounts:preferences")
+        return render(request, "accounts/preferences.html", {"form": form}, status=400)
+    return render(request, "accounts/preferences.html", {"form": form})

@@ -1,0 +1,186 @@
+"""Every date and time a learner sees is in their time zone (Profile.time_zone): taken from
+the browser at the first sign-in, changed on the profile; instructors' reports use theirs."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime, timedelta
+from urllib.parse import quote
+
+import pytest
+import time_machine
+from django.contrib.auth import login
+from django.contrib.sessions.backends.cache import SessionStore
+from django.test import Client, RequestFactory
+
+from accounts.middleware import SESSION_TIME_ZONE
+from accounts.models import Profile
+from quizzes.attempts import answer_record, attempt_start
+from quizzes.models import Attempt, ReviewCard
+from tests.factories import PASSWORD, make_user, wrong_choice
+
+pytestmark = pytest.mark.django_db
+
+# 22:30 UTC on a Monday: already Tuesday in Riyadh (UTC+3), still Monday afternoon in Los
+# Angeles (UTC-8 in November).
+LATE_MONDAY = datetime(2026, 11, 2, 22, 30, tzinfo=UTC)
+
+
+def signed_in(user, zone: str = "") -> Client:
+    Profile.objects.filter(user=user).update(time_zone=zone)
+    client = Client()
+    client.force_login(user)  # the session keeps the zone from here
+    return client
+
+
+def card_due_at(learner, quiz, due: datetime) -> None:
+    question = quiz.questions.get(position=1)
+    answer_record(
+        attempt=attempt_start(user=learner, quiz=quiz),
+        question=question,
+        choice_id=wrong_choice(question).pk,
+    )
+    ReviewCard.objects.update(due=due)
+
+
+@pytest.mark.parametrize(
+    ("zone", "said"),
+    [
+        ("Asia/Riyadh", "Nov. 4, 2026, 1:30 a.m. (+03)"),
+        ("America/Los_Angeles", "Nov. 3, 2026, 2:30 p.m. (PST)"),
+        ("", "Nov. 3, 2026, 10:30 p.m. (UTC)"),
+    ],
+)
+@time_machine.travel(LATE_MONDAY, tick=False)
+def test_the_next_review_is_said_on_the_learners_own_day_and_hour(learner, quiz, zone, said):
+    card_due_at(learner, quiz, LATE_MONDAY + timedelta(days=1))
+
+    page = signed_in(learner, zone).get("/en/review/").content.decode()
+
+    assert f"The next question comes back on {said}." in page
+
+
+@pytest.mark.parametrize(
+    ("zone", "day"), [("Asia/Riyadh", "Nov. 3, 2026"), ("America/Los_Angeles", "Nov. 2, 2026")]
+)
+def test_history_and_result_give_the_learners_date(learner, quiz, zone, day):
+    with time_machine.travel(LATE_MONDAY, tick=False):
+        attempt = attempt_start(user=learner, quiz=quiz)
+        Attempt.objects.filter(pk=attempt.pk).update(finished_at=LATE_MONDAY, score=0, total=3)
+    client = signed_in(learner, zone)
+
+    assert day in client.get("/en/attempts/").content.decode()
+    assert f"Finished {day}" in client.get(f"/en/attempts/{attempt.pk}/result/").content.decode()
+
+
+def sign_in_with_cookie(user, tz: str):
+    """Django's own `login`, as every sign-in path calls it (the sign-in form, sign-up,
+    django-allauth's), from a browser whose script set the `tz` cookie."""
+    request = RequestFactory().post("/en/accounts/login/")
+    request.COOKIES["tz"] = quote(tz)
+    request.session = SessionStore()
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    return request
+
+
+def test_the_first_sign_in_takes_the_browsers_zone_from_its_cookie():
+    user = make_user("newcomer")
+
+    request = sign_in_with_cookie(user, "America/Los_Angeles")
+
+    assert Profile.objects.get(user=user).time_zone == "America/Los_Angeles"
+    assert request.session[SESSION_TIME_ZONE] == "America/Los_Angeles"
+
+
+def test_the_sign_in_form_takes_the_zone_too(client):
+    user = make_user("newcomer")
+    client.cookies["tz"] = "Asia/Riyadh"
+
+    client.post(
+        "/en/accounts/login/",
+        {"username": "newcomer", "password": PASSWORD},
+        REMOTE_ADDR="127.0.0.1",
+    )
+
+    assert Profile.objects.get(user=user).time_zone == "Asia/Riyadh"
+
+
+def test_a_zone_the_learner_chose_is_kept_and_a_bogus_cookie_ignored(learner):
+    Profile.objects.filter(user=learner).update(time_zone="Asia/Riyadh")
+    request = sign_in_with_cookie(learner, "America/Los_Angeles")
+    assert Profile.objects.get(user=learner).time_zone == "Asia/Riyadh"
+    assert request.session[SESSION_TIME_ZONE] == "Asia/Riyadh"
+
+    other = make_user("bilal")
+    sign_in_with_cookie(other, "Mars/Olympus_Mons")
+    assert Profile.objects.get(user=other).time_zone == ""
+
+
+def test_the_profile_changes_the_zone_at_once_and_refuses_an_unknown_one(learner):
+    learner.email = "amina@example.com"
+    learner.save(update_fields=["email"])
+    client = signed_in(learner)
+    assert "Time zone and reminders" in client.get("/en/accounts/profile/").content.decode()
+
+    refused = client.post(
+        "/en/accounts/profile/preferences/", {"time_zone": "Europe/Atlantis", "reminder_hour": ""}
+    )
+    assert refused.status_code == 400
+    saved = client.post(
+        "/en/accounts/profile/preferences/", {"time_zone": "Asia/Riyadh", "reminder_hour": "7"}
+    )
+
+    assert saved.status_code == 302
+    profile = Profile.objects.get(user=learner)
+    assert (profile.time_zone, profile.reminder_hour) == ("Asia/Riyadh", 7)
+    page = client.get("/en/accounts/profile/").content.decode()
+    assert "Asia/Riyadh" in page and "07:00" in page
+
+
+def test_the_preferences_page_is_in_arabic_too(learner):
+    page = signed_in(learner).get("/ar/accounts/profile/preferences/").content.decode()
+    assert 'lang="ar"' in page and "Asia/Riyadh" in page
+
+
+@pytest.mark.parametrize(
+    ("zone", "offset"), [("Asia/Riyadh", "+03:00"), ("America/Los_Angeles", "-08:00")]
+)
+def test_the_grades_csv_gives_times_in_the_instructors_zone(
+    instructor, quiz, learner, zone, offset
+):
+    with time_machine.travel(LATE_MONDAY, tick=False):
+        attempt = attempt_start(user=learner, quiz=quiz)
+    client = signed_in(instructor, zone)
+
+    response = client.get(f"/en/admin/quizzes/quiz/{quiz.pk}/results.csv")
+    body = b"".join(response.streaming_content).decode("utf-8").removeprefix("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(body)))
+
+    started = datetime.fromisoformat(rows[0]["started_at"])
+    assert rows[0]["attempt_id"] == str(attempt.pk)
+    assert rows[0]["started_at"].endswith(offset)
+    assert started == LATE_MONDAY
+
+
+@pytest.mark.parametrize(
+    ("zone", "day"),
+    [("Asia/Riyadh", "11/03/2026 1:30 a.m."), ("America/Los_Angeles", "11/02/2026 2:30 p.m.")],
+)
+def test_the_grades_page_gives_times_in_the_instructors_zone(instructor, quiz, learner, zone, day):
+    with time_machine.travel(LATE_MONDAY, tick=False):
+        attempt_start(user=learner, quiz=quiz)
+
+    page = signed_in(instructor, zone).get(f"/en/admin/quizzes/quiz/{quiz.pk}/results/")
+
+    assert day in page.content.decode()
+
+
+def test_reminders_need_an_email_address(learner):
+    response = signed_in(learner).post(
+        "/en/accounts/profile/preferences/", {"time_zone": "", "reminder_hour": "7"}
+    )
+
+    assert response.status_code == 400
+    assert "add an email address on your profile first" in response.content.decode()
+    assert Profile.objects.get(user=learner).reminder_hour is None
