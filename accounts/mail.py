@@ -10,31 +10,12 @@ from __future__ import annotations
 
 import email.policy
 import logging
-from typing import TYPE_CHECKING
 
 from django.core.mail import EmailMultiAlternatives
 from django.core.mail.backends import console
 from django.tasks import task
-from django.template.loader import render_to_string
-from django.utils import translation
-
-if TYPE_CHECKING:
-    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
-
-
-def email_changed_notice(*, user: User, old_email: str, language: str) -> None:
-    """Tell the old address that the account's email address changed: whoever changed it
-    (the learner, or someone at a computer they left signed in) now receives the password
-    resets. The new address is not written in it; the mail says what to do if it was not
-    the learner. A mail server that fails does not undo the change or fail the page: it is
-    logged by the worker."""
-    with translation.override(language or translation.get_language()):
-        context = {"user": user}
-        subject = render_to_string("accounts/email/email_changed_subject.txt", context).strip()
-        body = render_to_string("accounts/email/email_changed.txt", context)
-    send_later(subject=subject, body=body, to=[old_email])
 
 
 @task

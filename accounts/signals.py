@@ -9,6 +9,8 @@ name's skeletons is made, or kept up to date on a rename, right after the save.
 
 from __future__ import annotations
 
+from allauth.account.signals import password_reset
+from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db.models.signals import post_save, pre_save
@@ -48,3 +50,11 @@ def keep_username_skeletons(sender, instance, created, raw, update_fields, **kwa
         Profile.for_user(instance)
     else:
         profile.keep_skeletons()
+
+
+@receiver(password_reset)
+def lift_lockouts_on_reset(sender, request, user, **kwargs) -> None:
+    """A new password set through the mail also lifts the account's sign-in lockouts: whoever
+    reads the learner's mail could take the account anyway, and the learner locked out by their
+    own forgotten password gets in at once."""
+    axes_reset(username=user.get_username())

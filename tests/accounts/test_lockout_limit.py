@@ -10,9 +10,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _sign_in(client: Client, password: str) -> int:
-    return client.post(
-        "/en/accounts/login/", {"username": "zaid", "password": password}
-    ).status_code
+    return client.post("/en/accounts/login/", {"login": "zaid", "password": password}).status_code
 
 
 def test_the_default_limit_is_five_failed_sign_ins_for_fifteen_minutes():

@@ -75,7 +75,7 @@ def _signed_in(user, **extra):
 
 def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(huda, quiz):
     Client(REMOTE_ADDR="198.51.100.7").post(
-        "/en/accounts/login/", {"username": "huda", "password": PASSWORD}
+        "/en/accounts/login/", {"login": "huda", "password": PASSWORD}
     )
     response = _signed_in(huda).get("/en/accounts/profile/data.json")
     assert response.status_code == 200
@@ -147,10 +147,10 @@ def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(h
     QuestionReport.objects.create(user=other, question=quiz.questions.last(), reason="other")
     Profile.for_user(other)
     Client(REMOTE_ADDR="198.51.100.7").post(
-        "/en/accounts/login/", {"username": "huda", "password": "wrong"}
+        "/en/accounts/login/", {"login": "huda", "password": "wrong"}
     )
     Client(REMOTE_ADDR="198.51.100.7").post(
-        "/en/accounts/login/", {"username": "huda", "password": PASSWORD}
+        "/en/accounts/login/", {"login": "huda", "password": PASSWORD}
     )
     Profile.for_user(huda)
     phone = _signed_in(huda)
