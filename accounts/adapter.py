@@ -123,6 +123,13 @@ class AccountAdapter(DefaultAccountAdapter):
             raise lookalike_error(get_user_model())
         return super().clean_username(username, shallow=shallow)
 
+    def is_safe_url(self, url: str) -> bool:
+        # A `next` such as "http://[" is not a URL at all: not safe, and not a 500.
+        try:
+            return super().is_safe_url(url)
+        except ValueError:
+            return False
+
     def get_client_ip(self, request) -> str:
         # The client behind our trusted proxies (TRUSTED_PROXIES), as axes and limits see it.
         return client_ip(request) or "0.0.0.0"  # noqa: S104 — a key, not a bind address
