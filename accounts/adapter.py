@@ -1,8 +1,8 @@
 """Daleel's hooks into django-allauth (ACCOUNT_ADAPTER, MFA_ADAPTER).
 
-- Mail is written here, in the learner's language, and queued (`accounts.mail.send_later`):
-  a request that mails answers as fast as one that does not, so a reset or a sign-up for a
-  known address takes as long as for an unknown one.
+- Mail is queued with what it needs and written by the worker, in the learner's language
+  (`accounts.mail.deliver_template`): a request that mails answers as fast as one that does
+  not, so a reset or a sign-up for a known address takes as long as for an unknown one.
 - An address is used only once it is verified by link. A taken address (sign-up, email change)
   is answered as a free one; its owner is mailed instead of a verification link, and it is
   never verified for the second account (the database keeps addresses unique).
@@ -21,12 +21,13 @@ from allauth.account.models import EmailAddress, EmailConfirmationHMAC
 from allauth.mfa.adapter import DefaultMFAAdapter
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db.models import Model
 from django.urls import translate_url
 from django.utils import translation
 
 from .client_ip import client_ip
 from .limits import hit
-from .mail import send_later
+from .mail import send_template_later
 from .models import Profile
 from .signals import lookalike_error
 
@@ -51,35 +52,30 @@ def address_taken(email: str, *, user=None) -> bool:
     return users.exists() or addresses.exists()
 
 
-def _language_of(user) -> str:
-    if user is not None and getattr(user, "pk", None):
-        return Profile.for_user(user).language or translation.get_language()
-    return translation.get_language()
-
-
 class AccountAdapter(DefaultAccountAdapter):
     def send_mail(self, template_prefix: str, email: str, context: dict) -> None:
+        """Queue the mail to be written and sent by the worker (accounts.mail.deliver_template):
+        the request only counts it and queues it, the same work for every address."""
         if template_prefix in ASKED_FOR_MAIL and hit(
             group="mail-to",
             key=email.strip().casefold(),
             rate=settings.PASSWORD_RESET_RATE_PER_EMAIL,
         ):
             return
-        language = _language_of(context.get("user"))
-        # Daleel's name, not the request's host, where allauth's mails greet.
-        site = {"name": "Daleel", "domain": self.request.get_host() if self.request else ""}
-        context = {"request": self.request, "email": email, **context, "current_site": site}
-        for name, value in context.items():
-            # allauth built the links in the request's language: the mail's is the learner's.
-            if name.endswith("_url") and isinstance(value, str):
-                context[name] = translate_url(value, language)
-        with translation.override(language):
-            message = self.render_mail(template_prefix, email, context)
-        html = None
-        for content, mimetype in getattr(message, "alternatives", []):
-            if mimetype == "text/html":
-                html = content
-        send_later(subject=message.subject, body=message.body, to=[email], html=html)
+        user = context.get("user")
+        fields = {
+            name: value
+            for name, value in context.items()
+            if isinstance(value, str | int | float | bool) and not isinstance(value, Model)
+        }
+        send_template_later(
+            template_prefix=template_prefix,
+            to=email,
+            context=fields,
+            user_pk=getattr(user, "pk", None),
+            language=translation.get_language(),
+            host=self.request.get_host() if self.request else "",
+        )
 
     def send_notification_mail(self, template_prefix, user, context=None, email=None) -> None:
         # Our notices greet the learner by name, in their language.

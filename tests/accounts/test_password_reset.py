@@ -2,6 +2,7 @@
 verified one, limits per client and per address."""
 
 import re
+import statistics
 import time
 
 import pytest
@@ -199,3 +200,26 @@ def test_a_learner_locked_out_by_a_forgotten_password_signs_in_after_the_reset(
     _set_new_password(browser, _link(mailoutbox[0]))
     response = browser.post("/en/accounts/login/", {"login": "huda", "password": NEW_PASSWORD})
     assert response.status_code == 302
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reset_for_a_known_address_takes_as_long_as_for_an_unknown_one(settings):
+    """Both queue one mail (a link, or a word that no account has the address) for the worker,
+    as in production, so the time of the answer tells nothing. Medians of many interleaved
+    requests, robust on a busy machine."""
+    settings.TASKS = {"default": {"BACKEND": settings.TASKS_BACKENDS["database"]}}
+    settings.PASSWORD_RESET_RATE_PER_CLIENT = "1000/h"
+    settings.PASSWORD_RESET_RATE_PER_EMAIL = "1000/h"
+    make_user("huda", email="huda@example.org")
+    client = Client()
+    timings: dict[str, list[float]] = {"known": [], "unknown": []}
+    for n in range(60):
+        for kind, email in (("known", "huda@example.org"), ("unknown", f"nobody{n}@example.org")):
+            start = time.perf_counter()
+            assert _ask(client, email).status_code == 302
+            timings[kind].append(time.perf_counter() - start)
+    known, unknown = (statistics.median(timings[kind][10:]) for kind in ("known", "unknown"))
+    assert abs(known - unknown) < 0.005 or max(known, unknown) / min(known, unknown) < 1.5, (
+        known,
+        unknown,
+    )
