@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from allauth.account import views as allauth_views
 from axes.handlers.proxy import AxesProxyHandler
-from axes.helpers import get_lockout_response
+from axes.helpers import get_cool_off, get_lockout_response
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
@@ -195,3 +195,14 @@ def delete_account(request: HttpRequest) -> HttpResponse:
 @require_safe
 def deleted(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/deleted.html")
+
+
+def locked_out(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
+    """django-axes' lockout (AXES_LOCKOUT_CALLABLE): a 429 page that says how long, in the
+    page's language, with Retry-After as every limit has."""
+    cool_off = get_cool_off(request) or timedelta(minutes=15)
+    response = render(
+        request, "accounts/locked_out.html", {"cooloff_timedelta": cool_off}, status=429
+    )
+    response["Retry-After"] = str(int(cool_off.total_seconds()))
+    return response
