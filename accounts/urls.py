@@ -16,8 +16,14 @@ urlpatterns = [
     path("logout/", allauth_views.logout, name="logout"),
     path("email/", views.email, name="email"),
     path("password/change/", views.password_change, name="password_change"),
-    # The address of the password change before allauth.
+    # Addresses from before allauth, bookmarked or in old mail.
     path("password/", RedirectView.as_view(pattern_name="accounts:password_change")),
+    path("password/done/", RedirectView.as_view(pattern_name="accounts:password_change")),
+    path("password/reset/sent/", RedirectView.as_view(pattern_name="account_reset_password_done")),
+    path(
+        "password/reset/complete/",
+        RedirectView.as_view(pattern_name="account_reset_password_from_key_done"),
+    ),
     path("password/reset/", views.password_reset, name="password_reset"),
     path("profile/", views.profile, name="profile"),
     path("profile/data.json", views.download_data, name="download_data"),

@@ -163,3 +163,17 @@ def test_guessing_the_current_password_on_the_change_form_locks_out_like_sign_in
     other = Client(REMOTE_ADDR="203.0.113.9")
     response = other.post("/en/accounts/login/", {"login": "huda", "password": PASSWORD})
     assert response.status_code == 429
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("/en/accounts/password/", "/en/accounts/password/change/"),
+        ("/ar/accounts/password/done/", "/ar/accounts/password/change/"),
+        ("/en/accounts/password/reset/sent/", "/en/accounts/password/reset/done/"),
+        ("/ar/accounts/password/reset/complete/", "/ar/accounts/password/reset/key/done/"),
+    ],
+)
+def test_addresses_from_before_allauth_lead_to_their_pages(client, old, new):
+    response = client.get(old)
+    assert response.status_code == 302 and response["Location"] == new

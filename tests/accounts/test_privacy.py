@@ -386,3 +386,18 @@ def test_download_my_data_is_limited_per_learner_with_a_bilingual_429(settings, 
     assert "حمّلت بياناتك مرات كثيرة في وقت قصير." in arabic.content.decode()
     # Another learner is not held back by huda's downloads.
     assert _signed_in(make_user("omar")).get("/en/accounts/profile/data.json").status_code == 200
+
+
+def test_deleting_an_account_removes_its_email_addresses_and_second_factors():
+    from allauth.account.models import EmailAddress
+    from allauth.mfa.models import Authenticator
+    from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+
+    user = make_user("rania", email="rania@example.org")
+    TOTP.activate(user, generate_totp_secret())
+    client = Client()
+    client.force_login(user)
+    response = client.post("/en/accounts/delete/", {"password": PASSWORD})
+    assert response.status_code == 302
+    assert not EmailAddress.objects.filter(email="rania@example.org").exists()
+    assert not Authenticator.objects.exists()
