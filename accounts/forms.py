@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from allauth.account.models import EmailAddress
+from allauth.mfa.webauthn.forms import AddWebAuthnForm as AllauthAddWebAuthnForm
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -134,3 +135,12 @@ class PasswordConfirmForm(forms.Form):
                 code="password_incorrect",
             )
         return password
+
+
+class AddWebAuthnForm(AllauthAddWebAuthnForm):
+    """allauth's form to add a passkey, whose name field has a label in our catalogue."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["name"].label = _("Name of this passkey")
+        self.fields["name"].help_text = _("For example “Laptop” or “Phone”, to tell keys apart.")

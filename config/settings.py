@@ -348,6 +348,7 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = ""
 # Two-factor sign-in (allauth.mfa): an authenticator app with recovery codes, and passkeys.
 # Required of every staff account before the admin opens when DEBUG is off; offered to all.
 MFA_ADAPTER = "accounts.adapter.MFAAdapter"
+MFA_FORMS = {"add_webauthn": "accounts.forms.AddWebAuthnForm"}
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_TOTP_ISSUER = os.environ.get("MFA_TOTP_ISSUER", "Daleel")

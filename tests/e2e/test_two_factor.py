@@ -121,7 +121,7 @@ def test_staff_add_a_passkey_before_the_admin_opens_and_sign_in_with_it(
 
     page.goto("/en/accounts/2fa/webauthn/add/")
     _confirm_password_if_asked(page)
-    page.get_by_label("Name").fill("Laptop")
+    page.get_by_label("Name of this passkey").fill("Laptop")
     page.get_by_label("Passwordless").check()
     page.locator("#mfa_webauthn_add").click()
     expect(page).not_to_have_url(re.compile(r"/webauthn/add/"))
