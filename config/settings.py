@@ -331,9 +331,8 @@ ACCOUNT_PREVENT_ENUMERATION = "strict"
 ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = True
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_CHANGE_EMAIL = True
-# Changing the email address, the password or a second factor asks for the password again
-# unless the learner signed in within the last five minutes: not whoever finds a computer left
-# signed in.
+# Changing the email address or a second factor asks for the password again (good for five
+# minutes): not whoever finds a computer left signed in.
 ACCOUNT_REAUTHENTICATION_REQUIRED = True
 ACCOUNT_EMAIL_NOTIFICATIONS = True
 ACCOUNT_LOGOUT_ON_GET = False
@@ -368,7 +367,6 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
-
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("ar", _("Arabic"))]
