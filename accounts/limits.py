@@ -3,7 +3,9 @@
 Each limit counts in fixed windows (an hour for "10/h") under a key that names the window, with
 atomic cache operations only: `add` makes the counter if it is new, `incr` counts, and Redis
 (or the local memory cache) does both atomically, so eighty concurrent requests against a
-limit of twenty let exactly twenty through. Nothing is read and then written back.
+limit of twenty let exactly twenty through. Nothing is read and then written back. Django's
+database cache (production without Redis) has no atomic `incr`: there each request `add`s the
+first free numbered place under the key, which its table's unique key settles.
 
 While the shared cache is unreachable (config/cache.py answers as if every key were missing),
 the counters live in this process's memory (the `local` cache alias): each process limits on
@@ -18,6 +20,7 @@ import time
 from dataclasses import dataclass
 
 from django.core.cache import cache, caches
+from django.core.cache.backends.db import DatabaseCache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -38,11 +41,18 @@ class Rate:
         return cls(amount=int(amount), seconds=int(number) * UNITS[period[-1]])
 
 
-def _count(key: str, window_seconds: int) -> int:
-    """Add one to `key` and return its new count: in the shared cache, or in this process's
-    memory when the shared cache cannot be reached."""
+def _count(key: str, window_seconds: int, amount: int) -> int:
+    """Add one to `key` and return its new count (at most amount + 1): in the shared cache, or
+    in this process's memory when the shared cache cannot be reached."""
     timeout = window_seconds + 60
     for store in (cache, caches["local"]):
+        if isinstance(store, DatabaseCache):
+            # Its incr reads, then writes; its add is one INSERT that the table's key settles
+            # between concurrent requests. So each request takes the first free numbered place.
+            for place in range(amount + 1):
+                if store.add(f"{key}:{place}", 1, timeout=timeout):
+                    return place + 1
+            return amount + 1
         store.add(key, 0, timeout=timeout)
         try:
             return store.incr(key)
@@ -62,7 +72,7 @@ def hit(*, group: str, key: str, rate: str, now: float | None = None) -> int | N
     now = time.time() if now is None else now
     window = int(now // parsed.seconds)
     digest = hashlib.sha256(key.encode()).hexdigest()[:32]
-    count = _count(f"limit:{group}:{window}:{digest}", parsed.seconds)
+    count = _count(f"limit:{group}:{window}:{digest}", parsed.seconds, parsed.amount)
     if count <= parsed.amount:
         return None
     return max(1, math.ceil((window + 1) * parsed.seconds - now))

@@ -102,3 +102,13 @@ def test_a_data_download_past_its_limit_is_a_bilingual_429_with_retry_after(
     assert 0 < int(response["Retry-After"]) <= 3600
     page = response.content.decode()
     assert {"en": "Too many requests", "ar": 'dir="rtl"'}[language] in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_the_database_cache_concurrent_requests_pass_exactly_the_limit(monkeypatch):
+    from django.core.cache.backends.db import DatabaseCache
+
+    monkeypatch.setattr(limits, "cache", DatabaseCache("daleel_cache", {}))
+    waits = _concurrently(12, lambda n: limits.hit(group="signup", key="lab", rate="5/h"))
+    assert waits.count(None) == 5
+    assert limits.hit(group="signup", key="elsewhere", rate="5/h") is None
