@@ -36,13 +36,14 @@ def staff_two_factor(get_response: Callable[[HttpRequest], HttpResponse]):
     sign-in goes through too (config/urls.py)."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
+        # The path first: other pages (/healthz while PostgreSQL is down) never load the user.
         user = getattr(request, "user", None)
         if (
             settings.MFA_REQUIRED_FOR_STAFF
+            and request.path.startswith(reverse("admin:index"))
             and user is not None
             and user.is_authenticated
             and user.is_staff
-            and request.path.startswith(reverse("admin:index"))
             and not get_mfa_adapter().is_mfa_enabled(user)
         ):
             messages.warning(
