@@ -10,31 +10,15 @@ from __future__ import annotations
 
 import email.policy
 import logging
-from typing import TYPE_CHECKING
 
 from django.core.mail import EmailMultiAlternatives
 from django.core.mail.backends import console
 from django.tasks import task
+from django.template import TemplateDoesNotExist
 from django.template.loader import render_to_string
 from django.utils import translation
 
-if TYPE_CHECKING:
-    from django.contrib.auth.models import User
-
 logger = logging.getLogger(__name__)
-
-
-def email_changed_notice(*, user: User, old_email: str, language: str) -> None:
-    """Tell the old address that the account's email address changed: whoever changed it
-    (the learner, or someone at a computer they left signed in) now receives the password
-    resets. The new address is not written in it; the mail says what to do if it was not
-    the learner. A mail server that fails does not undo the change or fail the page: it is
-    logged by the worker."""
-    with translation.override(language or translation.get_language()):
-        context = {"user": user}
-        subject = render_to_string("accounts/email/email_changed_subject.txt", context).strip()
-        body = render_to_string("accounts/email/email_changed.txt", context)
-    send_later(subject=subject, body=body, to=[old_email])
 
 
 @task
@@ -52,6 +36,62 @@ def deliver(
     if html is not None:
         message.attach_alternative(html, "text/html")
     message.send()
+
+
+@task
+def deliver_template(
+    *,
+    template_prefix: str,
+    to: str,
+    context: dict,
+    user_pk: int | None,
+    language: str,
+    host: str,
+) -> None:
+    """Write one of allauth's mails (`<prefix>_subject.txt`, `<prefix>_message.txt`, and
+    `<prefix>_message.html` if there is one) in the learner's language, and send it. Links
+    the request made in its own language are turned into the learner's."""
+    from django.contrib.auth import get_user_model
+    from django.urls import translate_url
+
+    from .models import Profile
+
+    user = get_user_model()._default_manager.filter(pk=user_pk).first() if user_pk else None
+    learner_language = (Profile.for_user(user).language if user else "") or language
+    # The links were made in the request's language: under it they resolve, to be made again.
+    with translation.override(language):
+        links = {
+            name: translate_url(value, learner_language)
+            for name, value in context.items()
+            if name.endswith("_url") and isinstance(value, str)
+        }
+    with translation.override(learner_language):
+        data = {
+            **context,
+            **links,
+            "user": user,
+            "email": to,
+            "current_site": {"name": "Daleel", "domain": host},
+        }
+        subject = " ".join(render_to_string(f"{template_prefix}_subject.txt", data).split())
+        body = render_to_string(f"{template_prefix}_message.txt", data).strip()
+        try:
+            html = render_to_string(f"{template_prefix}_message.html", data)
+        except TemplateDoesNotExist:
+            html = None
+    message = EmailMultiAlternatives(subject, body, to=[to])
+    if html is not None:
+        message.attach_alternative(html, "text/html")
+    message.send()
+
+
+def send_template_later(**mail) -> None:
+    """Queue a mail for `deliver_template`; as `send_later`, a queue that cannot take it loses
+    this mail, logged, and fails nothing else."""
+    try:
+        deliver_template.enqueue(**mail)
+    except Exception:  # any backend's error: the mail is lost, the request is not
+        logger.warning("Could not queue a mail to 1 address", exc_info=True)
 
 
 def send_later(

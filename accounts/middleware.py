@@ -1,4 +1,5 @@
-"""What every response to a signed-in learner needs, whichever view made it."""
+"""What every response to a signed-in learner needs, whichever view made it; and staff's
+second factor before the admin."""
 
 from __future__ import annotations
 
@@ -6,11 +7,16 @@ import contextlib
 import zoneinfo
 from collections.abc import Callable
 
+from allauth.mfa.adapter import get_adapter as get_mfa_adapter
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import SESSION_KEY
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
 
 # The signed-in learner's time zone (Profile.time_zone, "" for the site's), kept in the
 # session at sign-in and when the profile changes it, so that no request reads the profile.
@@ -59,6 +65,36 @@ def learner_time_zone(get_response: Callable[[HttpRequest], HttpResponse]):
         if name:
             with contextlib.suppress(zoneinfo.ZoneInfoNotFoundError, ValueError):
                 timezone.activate(zoneinfo.ZoneInfo(name))
+        return get_response(request)
+
+    return middleware
+
+
+def staff_two_factor(get_response: Callable[[HttpRequest], HttpResponse]):
+    """With MFA_REQUIRED_FOR_STAFF (on whenever DEBUG is off), a staff member without a second
+    factor (an authenticator app or a passkey) is sent to set one up before any admin page
+    opens. Whoever has one is asked for it at sign-in (allauth.mfa), which the admin's own
+    sign-in goes through too (config/urls.py)."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        # The path first: other pages (/healthz while PostgreSQL is down) never load the user.
+        user = getattr(request, "user", None)
+        if (
+            settings.MFA_REQUIRED_FOR_STAFF
+            and request.path.startswith(reverse("admin:index"))
+            and user is not None
+            and user.is_authenticated
+            and user.is_staff
+            and not get_mfa_adapter().is_mfa_enabled(user)
+        ):
+            messages.warning(
+                request,
+                _(
+                    "Staff accounts need two-factor sign-in before the admin opens: set up an "
+                    "authenticator app or a passkey."
+                ),
+            )
+            return redirect("mfa_index")
         return get_response(request)
 
     return middleware

@@ -3,7 +3,8 @@
 The export is one JSON document made of sections, one function each (`SECTIONS`). What a
 new model holds about a learner is a new section: write `thing_export(user)` next to the
 model and add it here. Erasure follows the database's cascades from the user (attempts and
-their answers, review cards and review answers, reports, the profile), then removes what
+their answers, review cards and review answers, reports, the profile, email addresses,
+second factors), then removes what
 refers to the learner only by name (django-axes' sign-in records) and ends every session
 they have.
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from allauth.account.models import EmailAddress
+from allauth.mfa.models import Authenticator
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -57,8 +60,30 @@ def sign_ins_section(user: User) -> list[dict]:
     ]
 
 
+def email_addresses_section(user: User) -> list[dict]:
+    return [
+        {"email": address.email, "verified": address.verified, "primary": address.primary}
+        for address in EmailAddress.objects.filter(user=user).order_by("pk")
+    ]
+
+
+def two_factor_section(user: User) -> list[dict]:
+    """Which second factors the account has, and when they were added and last used; never
+    their secrets."""
+    return [
+        {
+            "type": authenticator.type,
+            "created_at": iso(authenticator.created_at),
+            "last_used_at": iso(authenticator.last_used_at),
+        }
+        for authenticator in Authenticator.objects.filter(user=user).order_by("pk")
+    ]
+
+
 SECTIONS: dict[str, Callable[[User], Any]] = {
     "account": account_section,
+    "email_addresses": email_addresses_section,
+    "two_factor": two_factor_section,
     "sign_ins": sign_ins_section,
     "attempts": attempts_export,
     "review_cards": review_cards_export,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
+from allauth.account.signals import password_reset
+from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
 from django.core.exceptions import ValidationError
@@ -77,3 +79,11 @@ def time_zone_at_sign_in(sender, request, user, **kwargs) -> None:
 def time_zone_after_the_response(sender, **kwargs) -> None:
     """The learner's time zone ends with the response (a streamed CSV is written in it)."""
     timezone.deactivate()
+
+
+@receiver(password_reset)
+def lift_lockouts_on_reset(sender, request, user, **kwargs) -> None:
+    """A new password set through the mail also lifts the account's sign-in lockouts: whoever
+    reads the learner's mail could take the account anyway, and the learner locked out by their
+    own forgotten password gets in at once."""
+    axes_reset(username=user.get_username())

@@ -1,6 +1,10 @@
-from django.conf import settings
-from django.contrib.auth import views as auth_views
+"""Our account pages, and the names (`accounts:login`, …) of allauth's at the addresses they
+always had. allauth's own URLs (config/urls.py) come after these, under the same prefix: where
+both have a path, ours answers (a limit around allauth's view, or the same view)."""
+
+from allauth.account import views as allauth_views
 from django.urls import path
+from django.views.generic import RedirectView
 
 from . import preferences, views
 
@@ -9,37 +13,19 @@ app_name = "accounts"
 urlpatterns = [
     path("profile/preferences/", preferences.preferences, name="preferences"),
     path("signup/", views.signup, name="signup"),
-    path("login/", views.LoginView.as_view(), name="login"),
-    path("logout/", views.LogoutView.as_view(), name="logout"),
-    path("password/", views.PasswordChangeView.as_view(), name="password_change"),
-    path(
-        "password/done/",
-        auth_views.PasswordChangeDoneView.as_view(
-            template_name="accounts/password_change_done.html"
-        ),
-        name="password_change_done",
-    ),
-    path("password/reset/", views.PasswordResetView.as_view(), name="password_reset"),
-    path(
-        "password/reset/sent/",
-        auth_views.PasswordResetDoneView.as_view(
-            template_name="accounts/password_reset_done.html",
-            extra_context={"timeout_minutes": settings.PASSWORD_RESET_TIMEOUT // 60},
-        ),
-        name="password_reset_done",
-    ),
-    path(
-        "password/reset/<uidb64>/<token>/",
-        views.PasswordResetConfirmView.as_view(),
-        name="password_reset_confirm",
-    ),
+    path("login/", allauth_views.login, name="login"),
+    path("logout/", allauth_views.logout, name="logout"),
+    path("email/", views.email, name="email"),
+    path("password/change/", views.password_change, name="password_change"),
+    # Addresses from before allauth, bookmarked or in old mail.
+    path("password/", RedirectView.as_view(pattern_name="accounts:password_change")),
+    path("password/done/", RedirectView.as_view(pattern_name="accounts:password_change")),
+    path("password/reset/sent/", RedirectView.as_view(pattern_name="account_reset_password_done")),
     path(
         "password/reset/complete/",
-        auth_views.PasswordResetCompleteView.as_view(
-            template_name="accounts/password_reset_complete.html"
-        ),
-        name="password_reset_complete",
+        RedirectView.as_view(pattern_name="account_reset_password_from_key_done"),
     ),
+    path("password/reset/", views.password_reset, name="password_reset"),
     path("profile/", views.profile, name="profile"),
     path("profile/data.json", views.download_data, name="download_data"),
     path("delete/", views.delete_account, name="delete"),

@@ -88,7 +88,7 @@ class Learner:
         expect(self.post("/en/accounts/logout/").status == 302, "sign-out failed")
         expect("sessionid" not in self.browser.cookies, "the session survived sign-out")
         self.get("/en/accounts/login/")
-        response = self.post("/en/accounts/login/", {"username": username, "password": PASSWORD})
+        response = self.post("/en/accounts/login/", {"login": username, "password": PASSWORD})
         expect(response.status == 302, f"sign-in of {username} failed: {response.status}")
 
     def take(self, slug: str, picks: list[int], *, htmx: bool) -> Outcome:

@@ -95,6 +95,10 @@ INSTALLED_APPS = [
     # The queue of background tasks (TASKS, below) in the database, and its `db_worker`.
     "django_tasks_db",
     "axes",
+    # Sign-up, sign-in, reset, email addresses (django-allauth), and two-factor sign-in.
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
     "accounts",
     "quizzes",
     # LTI 1.3: Daleel as a tool inside an LMS (lti/).
@@ -126,6 +130,9 @@ MIDDLEWARE = [
     "accounts.middleware.learner_time_zone",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+    # Staff without a second factor go to set one up before any admin page (DEBUG off).
+    "accounts.middleware.staff_two_factor",
     # Last, so that it sees failed sign-ins after every other middleware ran.
     "axes.middleware.AxesMiddleware",
 ]
@@ -265,6 +272,8 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Passkey sign-in (allauth.mfa); sign-in by username stays Django's ModelBackend.
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -310,13 +319,57 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Daleel <noreply@local
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # A reset link works once (its token hashes the password it replaces) and for one hour.
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT_MINUTES", 60) * 60
-# Reset mail per address and per client address, and question reports per learner: counted
-# in the cache (django-ratelimit), so shared between processes only with REDIS_URL.
+# Limits (accounts/limits.py), counted atomically in the cache and, while it is unreachable,
+# in each process's memory: sign-ups and password resets per client address, mail per
+# address, email changes per learner; question reports and data downloads per learner.
+# Accounts one client address may create in an hour; 0: no limit.
+SIGNUP_LIMIT_PER_HOUR = env_int("SIGNUP_LIMIT_PER_HOUR", 20)
 PASSWORD_RESET_RATE_PER_EMAIL = os.environ.get("PASSWORD_RESET_RATE_PER_EMAIL", "3/h")
 PASSWORD_RESET_RATE_PER_CLIENT = os.environ.get("PASSWORD_RESET_RATE_PER_CLIENT", "10/h")
+EMAIL_CHANGE_RATE = os.environ.get("EMAIL_CHANGE_RATE", "5/h")
 QUESTION_REPORT_RATE = os.environ.get("QUESTION_REPORT_RATE", "10/h")
 # "Download my data" per learner: the costliest page a learner can ask for.
 DATA_EXPORT_RATE = os.environ.get("DATA_EXPORT_RATE", "5/h")
+
+# django-allauth: accounts by username, with an email address that is used (reset, reminders)
+# once it is verified by a link; a learner starts at once after signing up.
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "optional"
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = False
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+# No page says whether an address has an account: a taken address at sign-up or email change
+# is answered as a free one, and its owner is told by mail (accounts.adapter).
+ACCOUNT_PREVENT_ENUMERATION = "strict"
+ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = True
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_CHANGE_EMAIL = True
+# Changing the email address or a second factor asks for the password again (good for five
+# minutes): not whoever finds a computer left signed in.
+ACCOUNT_REAUTHENTICATION_REQUIRED = True
+ACCOUNT_EMAIL_NOTIFICATIONS = True
+ACCOUNT_LOGOUT_ON_GET = False
+ACCOUNT_LOGOUT_REDIRECT_URL = "quizzes:catalog"
+ACCOUNT_SESSION_REMEMBER = True
+# allauth's own limits lock a cache key and refuse when the lock cannot be had (every request
+# while Redis is away): ours (accounts.limits) count atomically instead; failed sign-ins are
+# django-axes' (in the database, below).
+ACCOUNT_RATE_LIMITS = False
+ACCOUNT_EMAIL_SUBJECT_PREFIX = ""
+
+# Two-factor sign-in (allauth.mfa): an authenticator app with recovery codes, and passkeys.
+# Required of every staff account before the admin opens when DEBUG is off; offered to all.
+MFA_ADAPTER = "accounts.adapter.MFAAdapter"
+MFA_FORMS = {"add_webauthn": "accounts.forms.AddWebAuthnForm"}
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_PASSKEY_LOGIN_ENABLED = True
+MFA_TOTP_ISSUER = os.environ.get("MFA_TOTP_ISSUER", "Daleel")
+# WebAuthn needs a secure context; http://localhost counts, for `make run` and browser tests.
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
+MFA_REQUIRED_FOR_STAFF = env_bool("MFA_REQUIRED_FOR_STAFF", not DEBUG)
 
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "quizzes:catalog"
@@ -327,12 +380,9 @@ LOGOUT_REDIRECT_URL = "quizzes:catalog"
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", 15) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
+AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
-
-# Accounts one client address may create in an hour (accounts/throttle.py); 0: no limit.
-SIGNUP_LIMIT_PER_HOUR = env_int("SIGNUP_LIMIT_PER_HOUR", 20)
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("ar", _("Arabic"))]

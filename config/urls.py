@@ -1,5 +1,6 @@
 import re
 
+from allauth.account.decorators import secure_admin_login
 from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
@@ -29,9 +30,14 @@ urlpatterns = [
     path("lti/", include("lti.urls")),
 ]
 
+# The admin signs in through the site's sign-in (allauth, with its second factor), not its own
+# form, which would skip both.
+admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
+
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
+    path("accounts/", include("allauth.urls")),
     path("", include("quizzes.urls")),
 )
 

@@ -2,8 +2,8 @@
 
 One open report per learner and question (a database constraint); a learner reports only a
 question they have answered (in an attempt or a review), which is where the feedback offers
-it; and a learner files at most QUESTION_REPORT_RATE reports (django-ratelimit, counted in
-the cache).
+it; and a learner files at most QUESTION_REPORT_RATE reports (accounts.limits, counted
+atomically in the cache).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from django_ratelimit.core import is_ratelimited
+
+from accounts.limits import hit
 
 from .models import Answer, Question, QuestionReport, ReviewAnswer
 
@@ -24,6 +25,7 @@ from .models import Answer, Question, QuestionReport, ReviewAnswer
 class ReportError(Exception):
     message: str
     status: int  # HTTP: 409 already reported, 429 too many
+    retry_after: int | None = None  # seconds, with 429
 
 
 ALREADY_REPORTED = _(
@@ -45,10 +47,6 @@ def open_report(*, user, question: Question) -> QuestionReport | None:
     return QuestionReport.objects.open().filter(user=user, question=question).first()
 
 
-def _learner_key(group: str, request: HttpRequest) -> str:
-    return str(request.user.pk)
-
-
 def report_create(
     *, request: HttpRequest, question: Question, reason: str, text: str
 ) -> QuestionReport:
@@ -56,14 +54,8 @@ def report_create(
     user = request.user
     if open_report(user=user, question=question) is not None:
         raise ReportError(ALREADY_REPORTED, 409)
-    if is_ratelimited(
-        request,
-        group="question-report",
-        key=_learner_key,
-        rate=settings.QUESTION_REPORT_RATE,
-        increment=True,
-    ):
-        raise ReportError(TOO_MANY, 429)
+    if wait := hit(group="question-report", key=str(user.pk), rate=settings.QUESTION_REPORT_RATE):
+        raise ReportError(TOO_MANY, 429, retry_after=wait)
     try:
         with transaction.atomic():
             return QuestionReport.objects.create(

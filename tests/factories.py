@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from decimal import Decimal
 
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
@@ -16,9 +17,15 @@ _counter = itertools.count(1)
 PASSWORD = "a-long-test-passphrase-42"
 
 
-def make_user(username: str | None = None, **extra):
+def make_user(username: str | None = None, *, verified: bool = True, **extra):
+    """A learner; with `email`, their address as allauth holds it, verified unless told not."""
     username = username or f"learner{next(_counter)}"
-    return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
+    user = get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
+    if user.email:
+        EmailAddress.objects.create(
+            user=user, email=user.email.lower(), primary=True, verified=verified
+        )
+    return user
 
 
 def make_instructor(username: str | None = None):

@@ -9,13 +9,15 @@ from django.urls import URLResolver, get_resolver, reverse
 from django.utils import translation
 
 
-def _patterns(patterns, namespace=()):
+def _patterns(patterns, namespace=(), outer=()):
     for pattern in patterns:
         if isinstance(pattern, URLResolver):
             inner = (*namespace, pattern.namespace) if pattern.namespace else namespace
-            yield from _patterns(pattern.url_patterns, inner)
+            # Parameters of an include's own prefix (allauth's "keys/<int:pk>/") count too.
+            parameters = (*outer, *pattern.pattern.regex.groupindex)
+            yield from _patterns(pattern.url_patterns, inner, parameters)
         elif pattern.name:  # the admin's unnamed catch-all only redirects
-            yield ":".join((*namespace, pattern.name)), pattern.pattern.regex.groupindex
+            yield ":".join((*namespace, pattern.name)), (*outer, *pattern.pattern.regex.groupindex)
 
 
 def url_names() -> list[str]:

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django import template
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.utils.html import format_html, linebreaks
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, get_language_bidi
@@ -206,3 +208,10 @@ def minutes(duration) -> int:
     """Whole minutes in a timedelta, rounded up so a wait is never understated."""
     seconds = duration.total_seconds() if duration else 0
     return max(1, -(-int(seconds) // 60))
+
+
+@register.filter
+def to_json(value) -> str:
+    """`value` as JSON text, for a hidden element that a static script reads (allauth's
+    passkey pages): a <script type="application/json"> would be inline."""
+    return json.dumps(value, cls=DjangoJSONEncoder)

@@ -59,7 +59,7 @@ def question_report(request: LearnerRequest, pk: int) -> HttpResponse:
     if existing is not None:
         template = page_or_fragment(request, template, "report_done")
         return render(request, template, {**context, "already": True})
-    status = 200
+    status, retry_after = 200, None
     if request.method == "POST":
         if form.is_valid():
             try:
@@ -71,7 +71,7 @@ def question_report(request: LearnerRequest, pk: int) -> HttpResponse:
                 )
             except reports.ReportError as error:
                 context["error"] = error.message
-                status = error.status
+                status, retry_after = error.status, error.retry_after
             else:
                 if request.htmx:
                     return render(request, f"{template}#report_done", context)
@@ -81,6 +81,9 @@ def question_report(request: LearnerRequest, pk: int) -> HttpResponse:
                 return redirect(next_url or "quizzes:history")
         else:
             status = 422
-    return render(
+    response = render(
         request, page_or_fragment(request, template, "report_form"), context, status=status
     )
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response

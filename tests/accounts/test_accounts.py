@@ -69,7 +69,7 @@ def test_signing_in_starts_a_new_session_and_signing_out_ends_it(client):
     client.get("/en/accounts/login/")
     before = client.cookies["sessionid"].value if "sessionid" in client.cookies else None
     response = client.post(
-        "/en/accounts/login/", {"username": "omar", "password": PASSWORD, "next": "/en/attempts/"}
+        "/en/accounts/login/", {"login": "omar", "password": PASSWORD, "next": "/en/attempts/"}
     )
     assert response.status_code == 302 and response["Location"] == "/en/attempts/"
     session_key = client.cookies["sessionid"].value
@@ -90,8 +90,8 @@ def test_a_learner_changes_their_password(client):
     user = make_user("huda")
     client.force_login(user)
     response = client.post(
-        "/en/accounts/password/",
-        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+        "/en/accounts/password/change/",
+        {"oldpassword": PASSWORD, "password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
     )
     assert response.status_code == 302
     user.refresh_from_db()
@@ -102,17 +102,17 @@ def test_repeated_failed_sign_ins_lock_out_that_username_from_that_address(setti
     make_user("zaid")
     attacker = Client(REMOTE_ADDR="203.0.113.9")
     for _ in range(settings.AXES_FAILURE_LIMIT):
-        attacker.post("/en/accounts/login/", {"username": "zaid", "password": "wrong"})
-    response = attacker.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD})
+        attacker.post("/en/accounts/login/", {"login": "zaid", "password": "wrong"})
+    response = attacker.post("/en/accounts/login/", {"login": "zaid", "password": PASSWORD})
     assert response.status_code == 429
     assert "Too many failed sign-ins" in response.content.decode()
 
     # The same campus address can still sign other learners in, and zaid can from elsewhere.
     make_user("lina")
-    response = attacker.post("/en/accounts/login/", {"username": "lina", "password": PASSWORD})
+    response = attacker.post("/en/accounts/login/", {"login": "lina", "password": PASSWORD})
     assert response.status_code == 302
     elsewhere = Client(REMOTE_ADDR="198.51.100.7")
-    response = elsewhere.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD})
+    response = elsewhere.post("/en/accounts/login/", {"login": "zaid", "password": PASSWORD})
     assert response.status_code == 302
 
 
@@ -125,14 +125,14 @@ def test_behind_a_load_balancer_a_lockout_is_for_the_learners_address_not_the_ba
     # The attacker also forges an X-Forwarded-For of its own: the balancer appends the real one.
     attacker = Client(REMOTE_ADDR=balancer, HTTP_X_FORWARDED_FOR="198.51.100.7, 203.0.113.9")
     for _ in range(settings.AXES_FAILURE_LIMIT):
-        attacker.post("/en/accounts/login/", {"username": "zaid", "password": "wrong"})
+        attacker.post("/en/accounts/login/", {"login": "zaid", "password": "wrong"})
     assert (
-        attacker.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD}).status_code
+        attacker.post("/en/accounts/login/", {"login": "zaid", "password": PASSWORD}).status_code
         == 429
     )
 
     learner = Client(REMOTE_ADDR=balancer, HTTP_X_FORWARDED_FOR="198.51.100.7")
-    response = learner.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD})
+    response = learner.post("/en/accounts/login/", {"login": "zaid", "password": PASSWORD})
     assert response.status_code == 302
 
 
@@ -142,24 +142,38 @@ def test_guessing_the_current_password_on_the_change_form_locks_out_like_sign_in
     client.force_login(user)
     for attempt in range(1, settings.AXES_FAILURE_LIMIT + 1):
         response = client.post(
-            "/en/accounts/password/",
+            "/en/accounts/password/change/",
             {
-                "old_password": f"guess-{attempt}",
-                "new_password1": NEW_PASSWORD,
-                "new_password2": NEW_PASSWORD,
+                "oldpassword": f"guess-{attempt}",
+                "password1": NEW_PASSWORD,
+                "password2": NEW_PASSWORD,
             },
         )
         # Told the password is wrong, until the guess that reaches the limit locks out.
-        assert response.status_code == (429 if attempt == settings.AXES_FAILURE_LIMIT else 200)
+        assert response.status_code == (429 if attempt == settings.AXES_FAILURE_LIMIT else 400)
 
     # Now even the right password is refused here, and at the sign-in form from this address.
     response = client.post(
-        "/en/accounts/password/",
-        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+        "/en/accounts/password/change/",
+        {"oldpassword": PASSWORD, "password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
     )
     assert response.status_code == 429
     user.refresh_from_db()
     assert user.check_password(PASSWORD)
     other = Client(REMOTE_ADDR="203.0.113.9")
-    response = other.post("/en/accounts/login/", {"username": "huda", "password": PASSWORD})
+    response = other.post("/en/accounts/login/", {"login": "huda", "password": PASSWORD})
     assert response.status_code == 429
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("/en/accounts/password/", "/en/accounts/password/change/"),
+        ("/ar/accounts/password/done/", "/ar/accounts/password/change/"),
+        ("/en/accounts/password/reset/sent/", "/en/accounts/password/reset/done/"),
+        ("/ar/accounts/password/reset/complete/", "/ar/accounts/password/reset/key/done/"),
+    ],
+)
+def test_addresses_from_before_allauth_lead_to_their_pages(client, old, new):
+    response = client.get(old)
+    assert response.status_code == 302 and response["Location"] == new

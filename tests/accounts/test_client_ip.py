@@ -66,13 +66,13 @@ def test_a_forger_who_connects_directly_is_locked_out_whatever_address_it_writes
     for attempt in range(5):
         response = attacker.post(
             "/en/accounts/login/",
-            {"username": "zaid", "password": "wrong"},
+            {"login": "zaid", "password": "wrong"},
             HTTP_X_FORWARDED_FOR=f"198.51.100.{attempt}",
         )
         assert response.status_code == (429 if attempt == 4 else 200)
     response = attacker.post(
         "/en/accounts/login/",
-        {"username": "zaid", "password": PASSWORD},
+        {"login": "zaid", "password": PASSWORD},
         HTTP_X_FORWARDED_FOR="192.0.2.55",
     )
     assert response.status_code == 429
@@ -87,16 +87,16 @@ def test_behind_a_balancer_a_forger_writing_a_new_address_each_try_is_still_lock
     for attempt in range(5):
         attacker.post(
             "/en/accounts/login/",
-            {"username": "zaid", "password": "wrong"},
+            {"login": "zaid", "password": "wrong"},
             HTTP_X_FORWARDED_FOR=f"198.51.100.{attempt}, 203.0.113.9",
         )
     response = attacker.post(
         "/en/accounts/login/",
-        {"username": "zaid", "password": PASSWORD},
+        {"login": "zaid", "password": PASSWORD},
         HTTP_X_FORWARDED_FOR="192.0.2.55, 203.0.113.9",
     )
     assert response.status_code == 429
     # The learner, at an address of their own behind the same balancer, signs in.
     learner = Client(REMOTE_ADDR=BALANCER, HTTP_X_FORWARDED_FOR="198.51.100.7")
-    response = learner.post("/en/accounts/login/", {"username": "zaid", "password": PASSWORD})
+    response = learner.post("/en/accounts/login/", {"login": "zaid", "password": PASSWORD})
     assert response.status_code == 302

@@ -26,8 +26,8 @@ def test_make_runs_console_prints_the_reset_mail_with_its_link_whole(client, set
     client.post("/en/accounts/password/reset/", {"email": "huda@example.org"})
 
     printed = output.getvalue()
-    links = re.findall(rf"http://testserver/{language}/accounts/password/reset/\S+/\S+/", printed)
-    assert len(links) == 2  # text and HTML
+    links = re.findall(rf"http://testserver/{language}/accounts/password/reset/key/\S+/", printed)
+    assert len(links) == 1
     path = links[0].removeprefix("http://testserver")
-    assert 'name="new_password1"' in client.get(path, follow=True).content.decode()
+    assert 'name="password1"' in client.get(path, follow=True).content.decode()
     assert ("Someone, probably you" if language == "en" else "طلب أحدهم") in printed

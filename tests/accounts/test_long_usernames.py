@@ -17,7 +17,7 @@ LENGTHS = [150, 151, 255, 256, 1_000, 100_000]
 @pytest.mark.parametrize("length", LENGTHS)
 def test_sign_in_with_a_username_of_any_length_is_refused_without_a_500(client, length):
     response = client.post(
-        "/en/accounts/login/", {"username": "u" * length, "password": "wrong password"}
+        "/en/accounts/login/", {"login": "u" * length, "password": "wrong password"}
     )
 
     assert response.status_code in {200, 400, 429}
@@ -47,7 +47,7 @@ def test_a_reset_for_an_address_of_any_length_answers_without_a_500(client, leng
 
 
 def test_a_username_longer_than_any_accounts_is_refused_before_authentication(client):
-    response = client.post("/en/accounts/login/", {"username": "u" * 256, "password": "wrong"})
+    response = client.post("/en/accounts/login/", {"login": "u" * 256, "password": "wrong"})
 
     assert "Ensure this value has at most 150 characters" in response.content.decode()
     # Nothing to count: no password was tried against any account.

@@ -75,7 +75,7 @@ def _signed_in(user, **extra):
 
 def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(huda, quiz):
     Client(REMOTE_ADDR="198.51.100.7").post(
-        "/en/accounts/login/", {"username": "huda", "password": PASSWORD}
+        "/en/accounts/login/", {"login": "huda", "password": PASSWORD}
     )
     response = _signed_in(huda).get("/en/accounts/profile/data.json")
     assert response.status_code == 200
@@ -149,10 +149,10 @@ def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(h
     QuestionReport.objects.create(user=other, question=quiz.questions.last(), reason="other")
     Profile.for_user(other)
     Client(REMOTE_ADDR="198.51.100.7").post(
-        "/en/accounts/login/", {"username": "huda", "password": "wrong"}
+        "/en/accounts/login/", {"login": "huda", "password": "wrong"}
     )
     Client(REMOTE_ADDR="198.51.100.7").post(
-        "/en/accounts/login/", {"username": "huda", "password": PASSWORD}
+        "/en/accounts/login/", {"login": "huda", "password": PASSWORD}
     )
     Profile.for_user(huda)
     phone = _signed_in(huda)
@@ -388,3 +388,18 @@ def test_download_my_data_is_limited_per_learner_with_a_bilingual_429(settings, 
     assert "حمّلت بياناتك مرات كثيرة في وقت قصير." in arabic.content.decode()
     # Another learner is not held back by huda's downloads.
     assert _signed_in(make_user("omar")).get("/en/accounts/profile/data.json").status_code == 200
+
+
+def test_deleting_an_account_removes_its_email_addresses_and_second_factors():
+    from allauth.account.models import EmailAddress
+    from allauth.mfa.models import Authenticator
+    from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+
+    user = make_user("rania", email="rania@example.org")
+    TOTP.activate(user, generate_totp_secret())
+    client = Client()
+    client.force_login(user)
+    response = client.post("/en/accounts/delete/", {"password": PASSWORD})
+    assert response.status_code == 302
+    assert not EmailAddress.objects.filter(email="rania@example.org").exists()
+    assert not Authenticator.objects.exists()

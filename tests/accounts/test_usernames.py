@@ -74,6 +74,6 @@ def test_an_older_look_alike_account_still_signs_in(client):
         user.set_password(PASSWORD)
         user.save(update_fields=["password"])
     Profile.for_user(first)
-    response = client.post("/en/accounts/login/", {"username": "amına", "password": PASSWORD})
+    response = client.post("/en/accounts/login/", {"login": "amına", "password": PASSWORD})
     assert response.status_code == 302
     assert Profile.objects.get(user__username="amına").username_skeleton == ""

@@ -61,7 +61,7 @@ def test_signing_in_again_says_no_welcome(client, learner):
 
     response = client.post(
         "/en/accounts/login/",
-        {"username": learner.username, "password": LEARNER_PASSWORD},
+        {"login": learner.username, "password": LEARNER_PASSWORD},
         follow=True,
         REMOTE_ADDR="127.0.0.1",
     )

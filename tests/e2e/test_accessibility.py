@@ -10,17 +10,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from allauth.account.utils import user_pk_to_url_str
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import default_token_generator
 from django.template.loader import render_to_string
 from django.test import RequestFactory
 from django.utils import timezone, translation
-from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_encode
 from playwright.sync_api import Page, expect
 
-from accounts.throttle import signup_record
+from accounts.limits import hit
 from quizzes.models import Attempt, ReviewCard
 
 from . import support
@@ -221,7 +220,7 @@ def _sign_up_errors(scene: Scene) -> None:
 
 def _sign_up_limited(scene: Scene) -> None:
     for _ in range(settings.SIGNUP_LIMIT_PER_HOUR):
-        signup_record(address="127.0.0.1")
+        hit(group="signup", key="127.0.0.1", rate=f"{settings.SIGNUP_LIMIT_PER_HOUR}/h")
     scene.go("/accounts/signup/")
     scene.page.locator("#id_username").fill("one-too-many")
     scene.page.locator("#id_password1").fill("a-long-passphrase-for-tests-51")
@@ -234,7 +233,12 @@ def _sign_up_limited(scene: Scene) -> None:
 
 def _password_change(scene: Scene) -> None:
     scene.signed_in()
-    scene.go("/accounts/password/")
+    scene.go("/accounts/password/change/")
+
+
+def _two_factor(scene: Scene) -> None:
+    scene.signed_in()
+    scene.go("/accounts/2fa/")
 
 
 def _profile(scene: Scene) -> None:
@@ -258,18 +262,18 @@ def _password_reset(scene: Scene) -> None:
 
 
 def _password_reset_sent(scene: Scene) -> None:
-    scene.go("/accounts/password/reset/sent/")
+    scene.go("/accounts/password/reset/done/")
 
 
 def _password_reset_confirm(scene: Scene) -> None:
     user = get_user_model().objects.create_user("huda", password="whatever-it-is-42")
-    uid = urlsafe_base64_encode(force_bytes(user.pk))
-    scene.go(f"/accounts/password/reset/{uid}/{default_token_generator.make_token(user)}/")
+    uid = user_pk_to_url_str(user)
+    scene.go(f"/accounts/password/reset/key/{uid}-{default_token_generator.make_token(user)}/")
     expect(scene.page.locator("form.form")).to_be_visible()
 
 
 def _password_reset_invalid(scene: Scene) -> None:
-    scene.go("/accounts/password/reset/MQ/no-such-token/")
+    scene.go("/accounts/password/reset/key/1-no-such-token/")
 
 
 def _report(scene: Scene) -> None:
@@ -315,6 +319,7 @@ PAGE_TYPES: dict[str, Callable[[Scene], None]] = {
     "profile": _profile,
     "delete-account": _delete_account,
     "account-deleted": _account_deleted,
+    "two-factor": _two_factor,
     "password-reset": _password_reset,
     "password-reset-sent": _password_reset_sent,
     "password-reset-confirm": _password_reset_confirm,

@@ -34,15 +34,15 @@ def test_a_learner_who_forgot_the_password_resets_it_through_the_mail(
     link = LINK.search(mailoutbox[0].body).group(0)
     page.goto(link)
     expect(page.get_by_role("heading", level=1)).to_have_text("Choose a new password")
-    page.get_by_label("New password", exact=True).fill(NEW_PASSWORD)
-    page.get_by_label("New password confirmation").fill(NEW_PASSWORD)
+    page.get_by_label("New Password", exact=True).fill(NEW_PASSWORD)
+    page.get_by_label("New Password (again)").fill(NEW_PASSWORD)
     page.get_by_role("button", name="Set the new password").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Your new password is set")
 
     page.get_by_role("main").get_by_role("link", name="Sign in").click()
     page.get_by_label("Username").fill("huda")
     page.get_by_label("Password").fill(NEW_PASSWORD)
-    page.get_by_role("main").get_by_role("button", name="Sign in").click()
+    page.get_by_role("main").get_by_role("button", name="Sign in", exact=True).click()
     expect(page.locator(".nav-user")).to_have_text("huda")
 
     # The link worked once.

@@ -28,7 +28,7 @@ def test_a_visitor_signs_up_and_is_signed_in(page: Page, seeded):
     page.get_by_label("Username").fill("yusuf")
     page.get_by_label("Email (optional)").fill("yusuf@example.org")
     page.get_by_label("Password", exact=True).fill("a-long-test-passphrase-42")
-    page.get_by_label("Password confirmation").fill("a-long-test-passphrase-42")
+    page.get_by_label("Password (again)").fill("a-long-test-passphrase-42")
     page.get_by_role("button", name="Sign up").click()
 
     # Back where the learner came from, signed in.
@@ -42,14 +42,14 @@ def test_a_learner_signs_up_with_mistakes_and_is_told_what_to_fix(page: Page, se
     page.goto("/en/accounts/signup/")
     page.get_by_label("Username").fill("yusuf")
     page.get_by_label("Password", exact=True).fill("a-long-test-passphrase-42")
-    page.get_by_label("Password confirmation").fill("something else entirely")
+    page.get_by_label("Password (again)").fill("something else entirely")
     page.get_by_role("button", name="Sign up").click()
 
     summary = page.get_by_role("alert")
     expect(summary).to_be_visible()
     expect(summary.get_by_role("link")).to_have_count(1)
     summary.get_by_role("link").click()
-    expect(page.get_by_label("Password confirmation")).to_be_focused()
+    expect(page.get_by_label("Password (again)")).to_be_focused()
 
 
 def test_a_learner_takes_a_whole_quiz_with_the_mouse(page: Page, signed_in, quiz):
@@ -214,7 +214,7 @@ def test_a_learner_signs_out_and_in_again_and_finds_the_attempt(page: Page, seed
     expect(page).to_have_url(re.compile(r"/en/accounts/login/\?next="))
     page.get_by_label("Username").fill(learner.username)
     page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("button", name="Sign in", exact=True).click()
     expect(page).to_have_url(re.compile(r"/en/attempts/$"))
     expect(page.locator("tbody tr", has_text=quiz.title_en)).to_contain_text("In progress")
 

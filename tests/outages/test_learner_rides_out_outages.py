@@ -35,7 +35,7 @@ class Learner:
         fields = (
             {"username": username, "password1": PASSWORD, "password2": PASSWORD}
             if new
-            else {"username": username, "password": PASSWORD}
+            else {"login": username, "password": PASSWORD}
         )
         assert self.get(form).status == 200
         assert self.browser.post(form, fields).status == 302

@@ -43,12 +43,12 @@ def scene(learner, instructor, quiz):
             "password1": NEW_PASSWORD,
             "password2": NEW_PASSWORD,
         },
-        "accounts:login": {"username": learner.username, "password": PASSWORD},
+        "accounts:login": {"login": learner.username, "password": PASSWORD},
         "accounts:logout": {},
         "accounts:password_change": {
-            "old_password": PASSWORD,
-            "new_password1": NEW_PASSWORD,
-            "new_password2": NEW_PASSWORD,
+            "oldpassword": PASSWORD,
+            "password1": NEW_PASSWORD,
+            "password2": NEW_PASSWORD,
         },
         "set_language": {"language": "ar", "next": "/en/"},
     }

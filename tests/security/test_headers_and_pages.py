@@ -12,7 +12,7 @@ from django.utils import translation
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.views.errors import server_error
-from tests.factories import correct_choice
+from tests.factories import PASSWORD, correct_choice
 
 pytestmark = pytest.mark.django_db
 
@@ -31,11 +31,19 @@ def pages(learner, quiz):
         f"/en/attempts/{attempt.pk}/questions/2/",
         f"/ar/attempts/{attempt.pk}/questions/2/",
         "/en/attempts/",
-        "/en/accounts/password/",
+        "/en/accounts/password/change/",
+        "/en/accounts/email/",
+        "/en/accounts/2fa/",
     ]
 
 
-ANONYMOUS_PAGES = ["/en/accounts/login/", "/ar/accounts/signup/", "/en/no-such-page/"]
+ANONYMOUS_PAGES = [
+    "/en/accounts/login/",
+    "/ar/accounts/login/",
+    "/ar/accounts/signup/",
+    "/en/accounts/password/reset/",
+    "/en/no-such-page/",
+]
 
 
 def _policy(response) -> dict[str, list[str]]:
@@ -66,6 +74,15 @@ def _check(response) -> None:
 
 def test_learner_pages_send_strict_headers_and_hold_nothing_inline(learner_client, pages):
     for url in pages:
+        response = learner_client.get(url)
+        assert response.status_code == 200, url
+        _check(response)
+
+
+def test_two_factor_setup_pages_send_strict_headers_and_hold_nothing_inline(learner_client):
+    # They ask for the password again first (ACCOUNT_REAUTHENTICATION_REQUIRED).
+    learner_client.post("/en/accounts/reauthenticate/", {"password": PASSWORD})
+    for url in ("/ar/accounts/2fa/webauthn/add/", "/en/accounts/2fa/totp/activate/"):
         response = learner_client.get(url)
         assert response.status_code == 200, url
         _check(response)
@@ -176,7 +193,7 @@ def test_readyz_answers_ok_after_one_statement_and_without_a_session(django_asse
 
 def test_a_learners_pages_are_never_kept_by_shared_caches(learner_client, pages):
     # Every one: even the catalog shows the learner's name and progress.
-    for url in pages + ["/en/accounts/password/done/"]:
+    for url in pages:
         assert "private" in learner_client.get(url).get("Cache-Control", ""), url
 
 

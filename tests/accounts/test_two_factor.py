@@ -1,0 +1,107 @@
+"""Two-factor sign-in (allauth.mfa): required of staff before the admin opens when DEBUG is
+off (MFA_REQUIRED_FOR_STAFF), offered to learners; the admin signs in through the site's
+sign-in, second factor included."""
+
+import time
+
+import pytest
+from allauth.mfa.models import Authenticator
+from allauth.mfa.totp.internal.auth import TOTP, format_hotp_value, generate_totp_secret, hotp_value
+from django.test import Client
+
+from tests.factories import PASSWORD, make_instructor, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def _code(secret: str) -> str:
+    return format_hotp_value(hotp_value(secret, int(time.time()) // 30))
+
+
+def _with_totp(user) -> str:
+    secret = generate_totp_secret()
+    TOTP.activate(user, secret)
+    return secret
+
+
+@pytest.fixture
+def required(settings):
+    settings.MFA_REQUIRED_FOR_STAFF = True
+
+
+def test_the_admins_own_sign_in_sends_to_the_sites(client):
+    response = client.get("/en/admin/login/?next=/en/admin/quizzes/")
+    assert response.status_code == 302
+    assert response["Location"] == "/en/accounts/login/?next=%2Fen%2Fadmin%2Fquizzes%2F"
+
+
+def test_staff_without_a_second_factor_are_sent_to_set_one_up_before_the_admin(required):
+    client = Client()
+    client.force_login(make_instructor("ustadha"))
+    for path in ("/en/admin/", "/ar/admin/quizzes/quiz/"):
+        response = client.get(path)
+        assert response.status_code == 302 and response["Location"].endswith("/accounts/2fa/")
+    page = client.get("/en/accounts/2fa/").content.decode()
+    assert "Staff accounts need two-factor sign-in before the admin opens" in page
+
+
+def test_staff_with_a_second_factor_open_the_admin(required):
+    instructor = make_instructor("ustadha")
+    _with_totp(instructor)
+    client = Client()
+    client.force_login(instructor)
+    assert client.get("/en/admin/").status_code == 200
+
+
+def test_without_the_requirement_staff_open_the_admin_at_once(settings):
+    settings.MFA_REQUIRED_FOR_STAFF = False
+    client = Client()
+    client.force_login(make_instructor("ustadha"))
+    assert client.get("/en/admin/").status_code == 200
+
+
+def test_learners_pages_do_not_ask_for_a_second_factor(required):
+    client = Client()
+    client.force_login(make_user("amina"))
+    assert client.get("/en/").status_code == 200
+    assert client.get("/en/accounts/profile/").status_code == 200
+
+
+def test_signing_in_with_totp_asks_for_the_code_after_the_password(required):
+    instructor = make_instructor("ustadha")
+    secret = _with_totp(instructor)
+    client = Client()
+    response = client.post(
+        "/en/accounts/login/", {"login": "ustadha", "password": PASSWORD, "next": "/en/admin/"}
+    )
+    assert response.status_code == 302 and response["Location"] == "/en/accounts/2fa/authenticate/"
+    assert client.get("/en/admin/").status_code == 302  # not signed in yet
+    wrong = client.post("/en/accounts/2fa/authenticate/", {"code": "000000"})
+    assert wrong.status_code == 200 and "Incorrect code" in wrong.content.decode()
+    response = client.post("/en/accounts/2fa/authenticate/", {"code": _code(secret)})
+    assert response.status_code == 302 and response["Location"] == "/en/admin/"
+    assert client.get("/en/admin/").status_code == 200
+
+
+def test_a_learner_may_turn_on_totp(client):
+    user = make_user("amina")
+    client.post("/en/accounts/login/", {"login": "amina", "password": PASSWORD})
+    client.post("/en/accounts/reauthenticate/", {"password": PASSWORD})
+    page = client.get("/en/accounts/2fa/totp/activate/")
+    assert page.status_code == 200
+    secret = client.session["mfa.totp.secret"]
+    response = client.post("/en/accounts/2fa/totp/activate/", {"code": _code(secret)})
+    assert response.status_code == 302
+    assert Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).exists()
+
+
+def test_the_data_download_says_which_factors_without_their_secrets(client):
+    user = make_user("amina", email="amina@example.org")
+    secret = _with_totp(user)
+    client.force_login(user)
+    document = client.get("/en/accounts/profile/data.json").json()
+    assert [factor["type"] for factor in document["two_factor"]] == ["totp"]
+    assert document["email_addresses"] == [
+        {"email": "amina@example.org", "verified": True, "primary": True}
+    ]
+    assert secret not in str(document)
