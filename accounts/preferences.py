@@ -3,6 +3,7 @@ page (kept apart from the account's sign-in and email forms)."""
 
 from __future__ import annotations
 
+from allauth.account.models import EmailAddress
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -24,6 +25,13 @@ def _zone_choices() -> list[tuple[str, str]]:
 
 def _hour_choices() -> list[tuple[str, str]]:
     return [("", _("No reminders")), *((str(hour), f"{hour:02d}:00") for hour in range(24))]
+
+
+def verified_address(user) -> bool:
+    """Whether the account's address is verified by link (only such an address gets mail)."""
+    return EmailAddress.objects.filter(
+        user=user, email__iexact=user.email, primary=True, verified=True
+    ).exists()
 
 
 class PreferencesForm(forms.ModelForm):
@@ -54,9 +62,12 @@ class PreferencesForm(forms.ModelForm):
 
     def clean_reminder_hour(self) -> int | None:
         hour = self.cleaned_data.get("reminder_hour")
-        if hour is not None and not self.instance.user.email:
+        if hour is not None and not verified_address(self.instance.user):
             raise forms.ValidationError(
-                _("Reminders are sent by email: add an email address on your profile first."),
+                _(
+                    "Reminders are sent by email, only to an address you verified: add one on "
+                    "your email addresses page and open the link we send to it first."
+                ),
                 code="no_email",
             )
         return hour

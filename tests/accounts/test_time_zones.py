@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 import pytest
 import time_machine
+from allauth.account.models import EmailAddress
 from django.contrib.auth import login
 from django.contrib.sessions.backends.cache import SessionStore
 from django.test import Client, RequestFactory
@@ -99,7 +100,7 @@ def test_the_sign_in_form_takes_the_zone_too(client):
 
     client.post(
         "/en/accounts/login/",
-        {"username": "newcomer", "password": PASSWORD},
+        {"login": "newcomer", "password": PASSWORD},
         REMOTE_ADDR="127.0.0.1",
     )
 
@@ -120,6 +121,7 @@ def test_a_zone_the_learner_chose_is_kept_and_a_bogus_cookie_ignored(learner):
 def test_the_profile_changes_the_zone_at_once_and_refuses_an_unknown_one(learner):
     learner.email = "amina@example.com"
     learner.save(update_fields=["email"])
+    EmailAddress.objects.create(user=learner, email=learner.email, primary=True, verified=True)
     client = signed_in(learner)
     assert "Time zone and reminders" in client.get("/en/accounts/profile/").content.decode()
 
@@ -182,5 +184,19 @@ def test_reminders_need_an_email_address(learner):
     )
 
     assert response.status_code == 400
-    assert "add an email address on your profile first" in response.content.decode()
+    assert "only to an address you verified" in response.content.decode()
     assert Profile.objects.get(user=learner).reminder_hour is None
+
+
+@pytest.mark.parametrize("verified", [False, True])
+def test_reminders_need_the_address_verified_by_its_link(learner, verified):
+    learner.email = "amina@example.com"
+    learner.save(update_fields=["email"])
+    EmailAddress.objects.create(user=learner, email=learner.email, primary=True, verified=verified)
+
+    response = signed_in(learner).post(
+        "/en/accounts/profile/preferences/", {"time_zone": "", "reminder_hour": "7"}
+    )
+
+    assert response.status_code == (302 if verified else 400)
+    assert Profile.objects.get(user=learner).reminder_hour == (7 if verified else None)

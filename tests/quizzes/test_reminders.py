@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
+from allauth.account.models import EmailAddress
 from django.core import mail
 from django.core.management import call_command
 from django.test import Client
@@ -37,8 +38,10 @@ def opted_in(user, *, hour: int = 8, zone: str = "Asia/Riyadh", language: str = 
 
 @pytest.fixture
 def learner_with_email(learner):
+    """A learner whose address is verified by link (only such an address gets reminders)."""
     learner.email = "amina@example.com"
     learner.save(update_fields=["email"])
+    EmailAddress.objects.create(user=learner, email=learner.email, primary=True, verified=True)
     return learner
 
 
@@ -131,6 +134,18 @@ def test_the_hour_is_the_learners_own_in_los_angeles(learner_with_email, quiz):
     assert len(mail.outbox) == 1
     run_pass(datetime(2026, 11, 3, 16, 0, tzinfo=UTC))  # 08:00 on the 3rd
     assert len(mail.outbox) == 2
+
+
+def test_an_address_not_verified_gets_no_reminder(learner, quiz):
+    learner.email = "amina@example.com"
+    learner.save(update_fields=["email"])
+    EmailAddress.objects.create(user=learner, email=learner.email, primary=True, verified=False)
+    opted_in(learner)
+    cards_due(learner, quiz, 2)
+
+    with time_machine.travel(MORNING_IN_RIYADH, tick=False):
+        assert reminders_send() == 0
+    assert mail.outbox == []
 
 
 def test_learners_without_reminders_or_an_address_get_none(learner, quiz):
