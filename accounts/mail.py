@@ -32,6 +32,12 @@ def deliver(
 ) -> None:
     """Send one mail, plain text with an optional HTML alternative (the worker runs it; a
     failure is the task's, logged there)."""
+    _send(subject=subject, body=body, to=to, html=html, headers=headers)
+
+
+def _send(
+    *, subject: str, body: str, to: list[str], html: str | None, headers: dict[str, str] | None
+) -> None:
     message = EmailMultiAlternatives(subject, body, to=to, headers=headers or {})
     if html is not None:
         message.attach_alternative(html, "text/html")
@@ -79,19 +85,13 @@ def deliver_template(
             html = render_to_string(f"{template_prefix}_message.html", data)
         except TemplateDoesNotExist:
             html = None
-    message = EmailMultiAlternatives(subject, body, to=[to])
-    if html is not None:
-        message.attach_alternative(html, "text/html")
-    message.send()
+    _send(subject=subject, body=body, to=[to], html=html, headers=None)
 
 
 def send_template_later(**mail) -> None:
     """Queue a mail for `deliver_template`; as `send_later`, a queue that cannot take it loses
     this mail, logged, and fails nothing else."""
-    try:
-        deliver_template.enqueue(**mail)
-    except Exception:  # any backend's error: the mail is lost, the request is not
-        logger.warning("Could not queue a mail to 1 address", exc_info=True)
+    _enqueue(deliver_template, **mail)
 
 
 def send_later(
@@ -104,10 +104,14 @@ def send_later(
 ) -> None:
     """Queue a mail for the worker. A queue that cannot take it (its database is down) loses
     this mail, logged, and fails nothing else: the page that sent it still answers."""
+    _enqueue(deliver, subject=subject, body=body, to=to, html=html, headers=headers)
+
+
+def _enqueue(task, **mail) -> None:
     try:
-        deliver.enqueue(subject=subject, body=body, to=to, html=html, headers=headers)
+        task.enqueue(**mail)
     except Exception:  # any backend's error: the mail is lost, the request is not
-        logger.warning("Could not queue a mail to %d address(es)", len(to), exc_info=True)
+        logger.warning("Could not queue a mail (%s)", task.name, exc_info=True)
 
 
 class ReadableConsoleBackend(console.EmailBackend):

@@ -39,35 +39,55 @@ def private_when_signed_in(get_response: Callable[[HttpRequest], HttpResponse]):
 
 def learner_time_zone(get_response: Callable[[HttpRequest], HttpResponse]):
     """Every date and time a signed-in learner sees is in their time zone: activated for the
-    request (Django's `timezone.activate`), from the session (set at sign-in); a session from
-    before time zones reads the profile once."""
+    view (Django's `timezone.activate`), from the session (set at sign-in). Views marked
+    `without_session` (the health checks, which must answer while PostgreSQL is down) are
+    left alone: their request neither loads the session nor, through it, the user."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
-        name = ""
-        # Only a request with a session reads it (a health check or a first visit does not,
-        # and so does not vary on the cookie); the user is not read.
-        if settings.SESSION_COOKIE_NAME in request.COOKIES:
-            session = request.session
-            name = session.get(SESSION_TIME_ZONE)
-            if name is None:
-                name = ""
-                if SESSION_KEY in session:
-                    from .models import Profile
-
-                    name = (
-                        Profile.objects.filter(user_id=session[SESSION_KEY])
-                        .values_list("time_zone", flat=True)
-                        .first()
-                        or ""
-                    )
-                    session[SESSION_TIME_ZONE] = name
         timezone.deactivate()
+        return get_response(request)
+
+    def process_view(request: HttpRequest, view_func, view_args, view_kwargs) -> None:
+        # Only a request with a session reads it (a first visit does not, and so does not
+        # vary on the cookie); the user is not read.
+        if getattr(view_func, "without_session", False):
+            return
+        if settings.SESSION_COOKIE_NAME not in request.COOKIES:
+            return
+        name = _session_time_zone(request)
         if name:
             with contextlib.suppress(zoneinfo.ZoneInfoNotFoundError, ValueError):
                 timezone.activate(zoneinfo.ZoneInfo(name))
-        return get_response(request)
 
+    middleware.process_view = process_view  # type: ignore[attr-defined]
     return middleware
+
+
+def without_session[View: Callable[..., HttpResponse]](view: View) -> View:
+    """Mark a view that needs no session: no middleware reads one for it (learner_time_zone,
+    lti.middleware), so it answers while the database is down, whatever cookies come."""
+    view.without_session = True  # type: ignore[attr-defined]
+    return view
+
+
+def _session_time_zone(request: HttpRequest) -> str:
+    """The zone kept in the session ("" for the site's); a session from before time zones
+    reads the profile once and keeps it."""
+    session = request.session
+    name = session.get(SESSION_TIME_ZONE)
+    if name is None:
+        name = ""
+        if SESSION_KEY in session:
+            from .models import Profile
+
+            name = (
+                Profile.objects.filter(user_id=session[SESSION_KEY])
+                .values_list("time_zone", flat=True)
+                .first()
+                or ""
+            )
+            session[SESSION_TIME_ZONE] = name
+    return name
 
 
 def staff_two_factor(get_response: Callable[[HttpRequest], HttpResponse]):

@@ -369,7 +369,9 @@ MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_TOTP_ISSUER = os.environ.get("MFA_TOTP_ISSUER", "Daleel")
 # WebAuthn needs a secure context; http://localhost counts, for `make run` and browser tests.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
-MFA_REQUIRED_FOR_STAFF = env_bool("MFA_REQUIRED_FOR_STAFF", not DEBUG)
+# Always with DEBUG off (no variable turns it off in production); MFA_REQUIRED_FOR_STAFF=true
+# requires it under DEBUG too, to try the setup locally.
+MFA_REQUIRED_FOR_STAFF = not DEBUG or env_bool("MFA_REQUIRED_FOR_STAFF", False)
 
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "quizzes:catalog"

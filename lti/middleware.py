@@ -17,6 +17,8 @@ from django.utils.csp import CSP
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csp import csp_override
 
+from config.outages import DATABASE_UNREACHABLE
+
 ORIGINS = "lti_origins"  # lti.views.ORIGINS
 
 
@@ -35,10 +37,16 @@ def lti_embedding(get_response: Callable[[HttpRequest], HttpResponse]):
         session = getattr(request, "session", None)
         # Only a session that exists (its cookie came) or was just written: a request without
         # one reads nothing more than it did.
-        has_session = session is not None and (
-            settings.SESSION_COOKIE_NAME in request.COOKIES or session.modified
+        view = getattr(request.resolver_match, "func", None)
+        has_session = (
+            session is not None
+            and not getattr(view, "without_session", False)
+            and (settings.SESSION_COOKIE_NAME in request.COOKIES or session.modified)
         )
-        origins = session.get(ORIGINS) if has_session else None
+        try:
+            origins = session.get(ORIGINS) if has_session else None
+        except DATABASE_UNREACHABLE:  # PostgreSQL down: the response (a 503 or /healthz) as is
+            origins = None
         if not origins:
             return response
         policy = {**settings.SECURE_CSP, "frame-ancestors": list(origins)}

@@ -25,7 +25,8 @@ def test_the_icons_are_real_files_of_their_kind():
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_learner_pages_and_the_admin_name_every_icon(client, admin_user, lang):
     pages = [client.get(f"/{lang}/").content.decode()]
-    pages.append(client.get(f"/{lang}/admin/login/").content.decode())
+    # The admin's sign-in sends to the site's own, which names them too.
+    pages.append(client.get(f"/{lang}/admin/login/", follow=True).content.decode())
     client.force_login(admin_user)
     pages.append(client.get(f"/{lang}/admin/").content.decode())
     pages.append(client.get(f"/{lang}/admin/quizzes/quiz/").content.decode())

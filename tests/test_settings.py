@@ -111,3 +111,18 @@ def test_review_steps_are_minutes_from_the_environment_and_none_means_whole_days
     )
     assert default.stdout.strip() == "[1, 10] [10]", default.stderr
     assert chosen.stdout.strip() == "[5, 30] []", chosen.stderr
+
+
+def test_with_debug_off_no_variable_lets_staff_skip_two_factor_sign_in():
+    show = "from django.conf import settings; print(settings.MFA_REQUIRED_FOR_STAFF)"
+    production = {"DEBUG": "false", "SECRET_KEY": "x" * 50, "ALLOWED_HOSTS": "quiz.example.org"}
+    required = _run_manage("shell", "--no-imports", "-c", show, **production)
+    asked_off = _run_manage(
+        "shell", "--no-imports", "-c", show, MFA_REQUIRED_FOR_STAFF="false", **production
+    )
+    local = _run_manage("shell", "--no-imports", "-c", show, DEBUG="true")
+    tried = _run_manage(
+        "shell", "--no-imports", "-c", show, DEBUG="true", MFA_REQUIRED_FOR_STAFF="1"
+    )
+    outputs = [run.stdout.strip() for run in (required, asked_off, local, tried)]
+    assert outputs == ["True", "True", "False", "True"], [r.stderr for r in (required, local)]

@@ -11,14 +11,17 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_safe
 from django.views.i18n import set_language as django_set_language
 
+from accounts.middleware import without_session
 from config.outages import DATABASE_UNREACHABLE, RETRY_AFTER_SECONDS
 
 
+@without_session
 @require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
+@without_session
 @require_safe
 def readyz(request: HttpRequest) -> HttpResponse:
     """Ready to serve learners: the database answers. (Redis is not asked: without it the

@@ -58,7 +58,7 @@ def test_other_sessions_keep_lax_cookies(db):
     get_user_model().objects.create_user("zaid", password="a-long-test-passphrase-42")
     client = Client()
     response = client.post(
-        "/en/accounts/login/", {"username": "zaid", "password": "a-long-test-passphrase-42"}
+        "/en/accounts/login/", {"login": "zaid", "password": "a-long-test-passphrase-42"}
     )
 
     assert response.cookies["sessionid"]["samesite"] == "Lax"

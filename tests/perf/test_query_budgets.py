@@ -183,6 +183,17 @@ def test_healthz_touches_neither_database_nor_session(client):
     assert "Cookie" not in response.get("Vary", "")
 
 
+def test_healthz_reads_no_session_for_a_signed_in_learner_either(client, settings):
+    """The load balancer's check must answer while PostgreSQL is down, whoever's cookies it
+    carries: no middleware loads the session (from the cache or the database) for it."""
+    client.force_login(make_user())
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.db"  # no cache in between
+    with counting() as count:
+        response = client.get("/healthz")
+    assert response.status_code == 200 and response.content == b"ok"
+    assert len(count) == 0, count
+
+
 @pytest.mark.urls("bench.urls")
 def test_the_benchmarks_signed_in_floor_reads_the_user_and_nothing_else(client):
     learner = make_user()
