@@ -5,6 +5,7 @@ import threading
 
 import pytest
 from django.core.cache import caches
+from django.db import connections
 from django.test import Client
 
 from accounts import limits
@@ -16,18 +17,29 @@ pytestmark = pytest.mark.django_db
 
 
 def _concurrently(count: int, work) -> list:
+    """`work(n)` for n in 0..count-1 in as many threads released at once; their results.
+    A thread's error fails the test (it is not counted as a request let through), and each
+    thread gives its database connection back (on PostgreSQL, to the pool)."""
     barrier = threading.Barrier(count)
-    results = [None] * count
+    results: list = [None] * count
+    errors: list[BaseException] = []
 
     def run(n: int) -> None:
-        barrier.wait()
-        results[n] = work(n)
+        try:
+            barrier.wait()
+            results[n] = work(n)
+        except BaseException as error:  # noqa: BLE001 — raised again below, in the test
+            errors.append(error)
+        finally:
+            connections.close_all()
 
     threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    if errors:
+        raise errors[0]
     return results
 
 

@@ -3,7 +3,6 @@ and never refuse everyone; and eighty concurrent sign-ups against twenty pass tw
 
 import os
 import signal
-import threading
 
 import pytest
 from django.core.cache import caches
@@ -11,6 +10,7 @@ from django.core.cache import caches
 from accounts import limits
 from bench.services import redis_server
 from config.cache import OutageTolerantRedisCache
+from tests.accounts.test_limits import _concurrently
 
 pytestmark = [pytest.mark.outage, pytest.mark.usefixtures("real_servers")]
 
@@ -22,26 +22,10 @@ def cache_on(url: str) -> OutageTolerantRedisCache:
     )
 
 
-def _concurrently(count: int, work) -> list:
-    barrier = threading.Barrier(count)
-    results = [None] * count
-
-    def run(n: int) -> None:
-        barrier.wait()
-        results[n] = work()
-
-    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 def test_eighty_concurrent_sign_ups_against_twenty_on_redis_pass_exactly_twenty(monkeypatch):
     with redis_server() as server:
         monkeypatch.setattr(limits, "cache", cache_on(server.url))
-        waits = _concurrently(80, lambda: limits.hit(group="signup", key="lab", rate="20/h"))
+        waits = _concurrently(80, lambda n: limits.hit(group="signup", key="lab", rate="20/h"))
     assert waits.count(None) == 20
 
 
