@@ -1,51 +1,75 @@
-"""The rules of an attempt: start or resume, answer the current question once, finish, score.
+"""The rules of an attempt: start or resume, show a step, answer it once, finish, score.
 
-Views (htmx and plain forms alike) call these and render what they return; nothing else
-writes attempts or answers. Reading an attempt (`attempt_state`) never writes; the one place
-that may finish an attempt on reading is `attempt_settle`, which views call explicitly.
+Views (htmx and plain forms alike) make one call here per request and render what it
+returns; nothing else writes attempts or answers. A step is `attempt_step` (read, settled on
+the way), an answer `attempt_answer` (read, checked, recorded, the review card moved, the
+attempt finished after the last); both read the attempt in one statement
+(`attempt_read.attempt_read`) and return a `StepOutcome`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
-import functools
 import logging
 import random
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Model, QuerySet
+from django.db.models import Max
 from django.tasks import task
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from . import grading
-from .availability import DEADLINE_GRACE, quiz_availability
-from .content import QuizContent, quiz_content, quiz_content_of
-from .grading import Response
-from .models import Answer, Attempt, Choice, ChoiceVerdict, Question, Quiz, past_deadline
-from .review import (
-    CARD_NOT_READ,
-    card_columns,
-    card_in_row,
-    card_of_question,
-    card_record_quiz_answer,
-    card_record_writes,
-    cards_of_quiz_exist,
-    cards_record_answers,
+from .attempt_read import (
+    AttemptRow,
+    AttemptState,
+    Cards,
+    attempt_read,
+    attempt_state,
+    finished,
+    state_of,
 )
+from .availability import DEADLINE_GRACE, quiz_availability
+from .content import ChoiceData, QuestionData, QuizData, quiz_content
+from .grading import Posted, Response, Unreadable, read_response
+from .models import Answer, Attempt, Question, Quiz, ReviewCard
+from .responses import ChoiceVerdict, RecordedAnswer
+from .review import CARD_NOT_READ, card_record_quiz_answer, card_record_writes, cards_record_answers
 from .signals import attempt_finished
 
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    from django.contrib.auth.models import User as Learner
+
+    from .review import _NotRead
+
+__all__ = [
+    "AttemptError",
+    "AttemptNotFound",
+    "AttemptState",
+    "Response",
+    "Step",
+    "StepOutcome",
+    "StepPage",
+    "attempt_answer",
+    "attempt_begin",
+    "attempt_settle",
+    "attempt_settled",
+    "attempt_start",
+    "attempt_state",
+    "attempt_step",
+    "attempt_submit_all",
+    "attempts_close_overdue",
+    "answer_record",
+    "step_page",
+    "step_submit",
+]
 
 
 class AttemptError(Exception):
@@ -56,261 +80,264 @@ class AttemptError(Exception):
         self.message = message
 
 
-@dataclass
-class AttemptState:
-    """An attempt with its quiz content and its answers so far, keyed by question id."""
+class AttemptNotFound(LookupError):
+    """No such attempt for this learner: another learner's attempts do not exist for them."""
 
-    attempt: Attempt
-    content: QuizContent
-    answers: dict[int, Answer]
 
-    @functools.cached_property
-    def questions(self) -> list[Question]:
-        """The attempt's questions in its order: those it drew at its start that the quiz
-        still has, or, for an attempt that drew none, every question the quiz has now."""
-        order = self.attempt.question_order
-        if not order:
-            return self.content.questions
-        drawn = (self.content.question(pk) for pk in order)
-        return [question for question in drawn if question is not None]
+class Step(enum.Enum):
+    """What became of a step asked for or posted; the view maps each to a response."""
 
-    @functools.cached_property
-    def _numbers(self) -> dict[int, int]:
-        return {question.pk: number for number, question in enumerate(self.questions, start=1)}
+    # A step the learner may see: show it (`page`).
+    SHOWN = "shown"
+    # The answer was recorded now: show its feedback.
+    ANSWERED = "answered"
+    # The question had been answered already with this pick (a double click, a replay).
+    REPEATED = "repeated"
+    # Answered already with another pick (a second tab, the back button): the first counts.
+    ANSWERED_BEFORE = "answered-before"
+    # Exam mode: the pick is saved (or changed), nothing said about correctness.
+    SAVED = "saved"
+    # Refused by the rules, nothing written: `message` says why.
+    REFUSED = "refused"
+    # What was sent cannot be read as an answer (`field`, `message`): nothing written.
+    UNREADABLE = "unreadable"
+    # Not the learner's to see or answer now (a later step, a finished attempt): show where it
+    # stands.
+    NOT_OPEN = "not-open"
+    # The quiz changed under the learner and the question they saw is gone or not theirs.
+    QUIZ_CHANGED = "quiz-changed"
+    # Past the deadline: nothing written, and the attempt is finished with what was saved.
+    TIME_UP = "time-up"
 
-    @property
-    def count(self) -> int:
-        """How many questions the attempt has: what it is scored out of."""
-        return len(self.questions)
 
-    def at(self, number: int) -> Question | None:
-        """The attempt's question at 1-based `number`, or None."""
-        if 1 <= number <= len(self.questions):
-            return self.questions[number - 1]
-        return None
+@dataclass(frozen=True)
+class StepPage:
+    """What a step shows: its question, the learner's answer (and, when the rules allow, its
+    feedback), the choices in the attempt's order."""
 
-    def question(self, question_id: int) -> Question | None:
-        """The question with this id if it is one of the attempt's (drawn, still there)."""
-        if question_id in self._numbers:
-            return self.content.question(question_id)
-        return None
-
-    def number_of(self, question: Question) -> int:
-        return self._numbers[question.pk]
-
-    @property
-    def answered_count(self) -> int:
-        return sum(1 for question in self.questions if question.pk in self.answers)
-
-    @property
-    def current_question(self) -> Question | None:
-        """The first question in the attempt's order that has no answer yet; None when all
-        have."""
-        for question in self.questions:
-            if question.pk not in self.answers:
-                return question
-        return None
+    state: AttemptState
+    number: int
+    question: QuestionData
+    answer: RecordedAnswer | None
+    # The answer when verdicts, right answers and the explanation may be shown; else None.
+    feedback: RecordedAnswer | None
+    choices: tuple[ChoiceData, ...]
+    # Choices posted by their number on the page (shuffled ones), not their id.
+    numbered: bool
+    verdicts: list[ChoiceVerdict]
 
     @property
-    def current_number(self) -> int:
-        """1-based number of the step the learner is on (the last one once all are answered)."""
-        current = self.current_question
-        if current is None:
-            return self.count
-        return self.number_of(current)
+    def attempt(self) -> AttemptRow:
+        return self.state.attempt
 
     @property
-    def score(self) -> Decimal:
-        return sum((answer.fraction for answer in self.answers.values()), Decimal(0))
+    def quiz(self) -> QuizData:
+        return self.state.quiz
 
     @property
-    def is_complete(self) -> bool:
-        """Every question of the attempt is answered (and it has some)."""
-        return bool(self.count) and self.current_question is None
+    def total(self) -> int:
+        return self.state.count
 
-    def is_completed_by(self, question: Question) -> bool:
-        """Whether an answer to `question` would make the attempt complete (`is_complete`)."""
-        return bool(self.count) and all(
-            known.pk in self.answers or known.pk == question.pk for known in self.questions
+    @property
+    def is_last(self) -> bool:
+        return self.number == self.state.count
+
+    @property
+    def has_next(self) -> bool:
+        """Whether the step links to the next one (after feedback, or in exam mode)."""
+        return not self.is_last and (self.feedback is not None or self.attempt.is_deferred)
+
+    @property
+    def progress_percent(self) -> int:
+        return round(100 * self.state.answered_count / self.state.count)
+
+
+def step_page(state: AttemptState, question: QuestionData) -> StepPage:
+    answer = state.answer_for(question)
+    choices = state.choices_of(question)
+    feedback = answer if state.shows_feedback else None
+    return StepPage(
+        state=state,
+        number=state.number_of(question),
+        question=question,
+        answer=answer,
+        feedback=feedback,
+        choices=choices,
+        numbered=state.numbered_choices(question) is not None,
+        verdicts=feedback.choice_verdicts(choices) if feedback else [],
+    )
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    step: Step
+    # The attempt as it stands after the step, to render without reading it again.
+    state: AttemptState
+    # The step to show, when there is one.
+    page: StepPage | None = None
+    message: str | Promise = ""
+    # Step.UNREADABLE: the form's field the message is about.
+    field: str = ""
+
+    @property
+    def number(self) -> int | None:
+        return self.page.number if self.page else None
+
+    @property
+    def answer(self) -> RecordedAnswer | None:
+        return self.page.answer if self.page else None
+
+
+def _read(
+    user: Learner, attempt_id: int, *, answering: bool = False, question_id: int | None = None
+) -> tuple[AttemptState, Cards | None]:
+    read = attempt_read(
+        user_id=user.pk, attempt_id=attempt_id, answering=answering, question_id=question_id
+    )
+    if read is None:
+        raise AttemptNotFound(attempt_id)
+    return read
+
+
+def attempt_settled(*, user: Learner, attempt_id: int) -> AttemptState:
+    """The learner's own attempt as it stands, finished on the way if it can take no more
+    answers (`attempt_settle`). AttemptNotFound for another learner's."""
+    state, _card = _read(user, attempt_id)
+    attempt_settle(state=state)
+    return state
+
+
+def attempt_step(*, user: Learner, attempt_id: int, number: int) -> StepOutcome:
+    """Step `number` of the learner's attempt, if they may see it (SHOWN, with its page);
+    else NOT_OPEN: the caller shows where the attempt stands."""
+    state = attempt_settled(user=user, attempt_id=attempt_id)
+    question = state.step(number)
+    if question is None:
+        return StepOutcome(Step.NOT_OPEN, state)
+    return StepOutcome(Step.SHOWN, state, step_page(state, question))
+
+
+def attempt_answer(
+    *, user: Learner, attempt_id: int, number: int, posted: Posted, now: datetime | None = None
+) -> StepOutcome:
+    """Take a posted step: the learner, on step `number`, sent `posted` for the question they
+    saw (`posted.question_id`; None from an older page: step `number`'s).
+
+    Steps are numbered by position, and an instructor's edit can renumber them while a
+    learner reads: the answer goes to the question the learner saw, wherever it is now, as
+    long as it is still theirs to answer. Each question is answered once: a replay returns
+    the recorded answer unchanged. Writes at most one answer (and the review card a miss
+    moves), and finishes the attempt with the last one.
+
+    In exam mode (feedback at the end) a pick is saved and can be changed until the learner
+    submits them all (`attempt_submit_all`). After the deadline (and its grace) nothing is
+    written and the attempt is finished with what was saved. AttemptNotFound for another
+    learner's attempt.
+    """
+    state, cards = _read(user, attempt_id, answering=True, question_id=posted.question_id)
+    return _answer(state, number, posted.question_id, posted=posted, cards=cards, now=now)
+
+
+def step_submit(
+    *,
+    state: AttemptState,
+    number: int,
+    question_id: int | None,
+    response: Response | None = None,
+    choice_id: int | None = None,
+    now: datetime | None = None,
+) -> StepOutcome:
+    """`attempt_answer`'s rules for a response to a state already read (scripts; tests of two
+    tabs, whose states were read before the other's write)."""
+    return _answer(state, number, question_id, response=Response.of(response, choice_id), now=now)
+
+
+def _answer(
+    state: AttemptState,
+    number: int,
+    question_id: int | None,
+    *,
+    posted: Posted | None = None,
+    response: Response | None = None,
+    cards: Cards | None = None,
+    now: datetime | None = None,
+) -> StepOutcome:
+    now = now or timezone.now()
+    if not state.attempt.is_finished and state.is_overdue(now):
+        attempt_settle(state=state, now=now)
+        return StepOutcome(
+            Step.TIME_UP,
+            state,
+            message=_("Time is up: this answer came after the deadline and was not saved."),
         )
-
-    def answer_for(self, question: Question) -> Answer | None:
-        return self.answers.get(question.pk)
-
-    def is_open(self, question: Question) -> bool:
-        """Whether the learner may see this step: answered already, or one to answer now.
-
-        With feedback after each question, questions open in order, so a later one is not
-        reachable before the current one; with feedback at the end, every question of an
-        unfinished attempt is open, in any order.
-        """
-        if question.pk in self.answers:
-            return True
-        if self.attempt.is_finished:
-            return False
-        if self.attempt.is_deferred:
-            return self.question(question.pk) is not None
-        current = self.current_question
-        return current is not None and current.pk == question.pk
-
-    @property
-    def shows_feedback(self) -> bool:
-        """Whether verdicts, right answers and explanations may be shown (Attempt's rule)."""
-        return self.attempt.shows_feedback
-
-    def is_overdue(self, now: datetime) -> bool:
-        """Past the deadline and its grace: no answer is taken any more."""
-        return past_deadline(self.attempt.deadline, now)
-
-    @property
-    def unanswered(self) -> list[tuple[int, Question]]:
-        """(number, question) of the questions not answered yet, in the attempt's order."""
-        return [
-            (number, question)
-            for number, question in enumerate(self.questions, start=1)
-            if question.pk not in self.answers
-        ]
-
-    def choices_of(self, question: Question) -> list[Choice]:
-        """The question's choices in this attempt's own order (drawn at its start when the
-        quiz shuffles them; choices added since come last, in the quiz's order)."""
-        choices = list(question.choices.all())
-        order = self.attempt.choice_order.get(str(question.pk))
-        if not order:
-            return choices
-        rank = {choice_id: index for index, choice_id in enumerate(order)}
-        return sorted(choices, key=lambda choice: rank.get(choice.pk, len(rank)))
-
-    def step(self, number: int) -> Question | None:
-        """The question the learner may see at step `number`, or None (send them on)."""
-        question = self.at(number)
-        if question is None or not self.is_open(question):
-            return None
-        return question
-
-    def review(self) -> list[tuple[Question, Answer | None, list[ChoiceVerdict]]]:
-        """Per question in the attempt's order: the answer (None if not answered, or added
-        since) and every choice's verdict as the answer recorded it (not answered: as the key
-        stands now), in this attempt's order of the choices."""
-        rows = []
-        for question in self.questions:
-            answer = self.answers.get(question.pk)
-            if answer is not None:
-                verdicts = answer.choice_verdicts(self.choices_of(question))
-            else:
-                # Not answered: the right choices as the question's key stands now.
-                verdicts = [
-                    ChoiceVerdict(choice, False, choice.is_correct or choice.fraction > 0)
-                    for choice in self.choices_of(question)
-                ]
-            rows.append((question, answer, verdicts))
-        return rows
-
-
-def _concrete_attnames(model: type[Model]) -> tuple[str, ...]:
-    """The columns of `model`'s rows, in model order, as `Model.from_db` takes them."""
-    return tuple(field.attname for field in model._meta.get_fields() if field.concrete)
-
-
-_ATTEMPT_COLUMNS = _concrete_attnames(Attempt)
-_ANSWER_COLUMNS = _concrete_attnames(Answer)
-_ANSWER_LOOKUPS = tuple(f"answers__{name}" for name in _ANSWER_COLUMNS)
-
-
-def _attempt_rows(
-    *, answering: bool = False, card_question: int | None = None
-) -> QuerySet[Attempt, dict[str, Any]]:
-    """An attempt joined to its answers, a row per answer (one with empty answer columns
-    when there is none yet), with its quiz's content version. `answering`: with whether the
-    learner has review cards for the quiz; `card_question`: with their card for that
-    question."""
-    rows = Attempt.objects.order_by()
-    lookups = [*_ATTEMPT_COLUMNS, *_ANSWER_LOOKUPS]
-    columns: dict[str, Any] = {"content_version": F("quiz__updated_at")}
-    if answering:
-        columns["has_review_cards"] = cards_of_quiz_exist()
-    if card_question is not None:
-        rows = rows.annotate(posted_card=card_of_question(card_question))
-        lookups += card_columns("posted_card")
-    values: QuerySet[Attempt, dict[str, Any]] = rows.values(*lookups, **columns)
-    return values
-
-
-def attempt_with_answers(
-    *, user: User, pk: int, answering: bool = False, question_id: int | None = None
-) -> AttemptState | None:
-    """The learner's own attempt `pk` as it stands, or None (another learner's attempts do
-    not exist for them). Writes nothing.
-
-    One statement: the attempt's row joined to its answers' rows, with its quiz's content
-    version. The quiz, its guide and its questions come from the cached content of that
-    version, so no quiz or guide row is read per step. `answering`: the step will record an
-    answer, so the row also says whether the learner has review cards for this quiz (a right
-    answer then costs no statement for a card), and with the posted question's id
-    (`question_id`) it carries the learner's card for that question (none to read later).
-    """
-    posted = question_id if answering else None
-    rows = list(
-        _attempt_rows(answering=answering, card_question=posted).filter(pk=pk, user_id=user.pk)
-    )
-    if not rows:
-        return None
-    first = rows[0]
-    attempt = Attempt.from_db(
-        Attempt.objects.db, _ATTEMPT_COLUMNS, [first[name] for name in _ATTEMPT_COLUMNS]
-    )
-    if answering:
-        # Read by _record, as QuerySet.annotate would set them.
-        attempt.has_review_cards = first["has_review_cards"]  # type: ignore[attr-defined]
-        if posted is not None:
-            attempt.posted_card = (posted, card_in_row(first, "posted_card"))  # type: ignore[attr-defined]
-    content = quiz_content_of(quiz_id=attempt.quiz_id, version=first["content_version"])
-    attempt.quiz = content.quiz  # shared, read-only: see quiz_content_of
-    return _state_of(attempt, content, _answers_of(attempt, rows))
-
-
-def _answers_of(attempt: Attempt, rows: list[dict[str, Any]]) -> list[Answer]:
-    """The answers in rows of `_attempt_rows`."""
-    answers = []
-    for row in rows:
-        if row["answers__id"] is not None:
-            answer = Answer.from_db(
-                Answer.objects.db, _ANSWER_COLUMNS, [row[name] for name in _ANSWER_LOOKUPS]
+    attempt_settle(state=state, now=now)
+    question = state.at(number)
+    if question_id is not None and (question is None or question.pk != question_id):
+        # Renumbered since the page was shown: the question seen, if it is still theirs.
+        question = state.question(question_id)
+        if question is None or not state.is_open(question):
+            return StepOutcome(
+                Step.QUIZ_CHANGED,
+                state,
+                message=_("This quiz changed while you were answering; here is where you are."),
             )
-            answer.attempt = attempt
-            answers.append(answer)
-    return answers
+    if question is None or not state.is_open(question):
+        return StepOutcome(Step.NOT_OPEN, state)
+    if response is None:
+        assert posted is not None
+        try:
+            response = read_response(
+                question,
+                choices=posted.choices,
+                number=posted.number,
+                numbered=state.numbered_choices(question),
+            )
+        except Unreadable as refusal:
+            shown = state.step(number)
+            if shown is None:
+                return StepOutcome(Step.NOT_OPEN, state)
+            return StepOutcome(
+                Step.UNREADABLE,
+                state,
+                step_page(state, shown),
+                message=refusal.message,
+                field=refusal.field,
+            )
+    return _take(state, question, response, cards=cards, now=now)
 
 
-def _locked(state: AttemptState) -> AttemptState | None:
-    """The attempt of `state` with its answers as they are now, its row locked until the
-    transaction ends; None if it is finished (by another tab, or its deadline). One statement.
-
-    "Submit all", the deadline and exam-mode saves take this lock, so that a save and a submit
-    sent from two tabs happen one after the other: the score counts every answer saved before
-    the submit, and nothing is saved after it. (SQLite has no row locks: its transactions take
-    the database's write lock when they begin (config/settings.py), which orders them alike.)
-    """
-    unfinished = _attempt_rows().select_for_update(of=("self",))
-    rows = list(unfinished.filter(pk=state.attempt.pk, finished_at=None))
-    if not rows:
-        return None
-    return _state_of(state.attempt, state.content, _answers_of(state.attempt, rows))
-
-
-def attempt_state(attempt: Attempt) -> AttemptState:
-    """Read the attempt's content and answers. Writes nothing."""
-    # No ordering: the model's default would join the questions for nothing.
-    return _state_of(attempt, quiz_content(attempt.quiz), attempt.answers.order_by())
-
-
-def _state_of(attempt: Attempt, content: QuizContent, answers: Iterable[Answer]) -> AttemptState:
-    by_question = {answer.question_id: answer for answer in answers}
-    for answer in by_question.values():
-        question = content.question(answer.question_id)
-        if question is not None:
-            answer.resolve(question)
-    return AttemptState(attempt=attempt, content=content, answers=by_question)
+def _take(
+    state: AttemptState,
+    question: QuestionData,
+    response: Response,
+    *,
+    cards: Cards | None = None,
+    now: datetime | None = None,
+) -> StepOutcome:
+    """The rules for a response to `question`, open to the learner in `state`."""
+    recorded = state.answer_for(question)
+    if state.attempt.is_deferred and not state.attempt.is_finished:
+        try:
+            recorded = _save(state, question, response, now=now)
+        except AttemptError as error:
+            return StepOutcome(Step.REFUSED, state, step_page(state, question), error.message)
+        return StepOutcome(Step.SAVED, state, step_page(state, question))
+    created = False
+    if recorded is None:
+        try:
+            recorded, created, state = _record(state, question, response, cards=cards)
+        except AttemptError as error:
+            return StepOutcome(Step.REFUSED, state, step_page(state, question), error.message)
+    page = step_page(state, question)
+    if created:
+        return StepOutcome(Step.ANSWERED, state, page)
+    if response.same_as(recorded):
+        return StepOutcome(Step.REPEATED, state, page)
+    if state.attempt.is_deferred:  # a finished exam: its last saved answer counts
+        message = _("This attempt is finished; it accepts no more answers.")
+    else:
+        message = _("You had already answered this question; your first answer counts.")
+    return StepOutcome(Step.ANSWERED_BEFORE, state, page, message)
 
 
 def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:
@@ -341,7 +368,7 @@ def attempt_submit_all(*, state: AttemptState) -> bool:
 
 
 def attempts_close_overdue(
-    *, now: datetime | None = None, user: User | None = None, pk: int | None = None
+    *, now: datetime | None = None, user: Learner | None = None, pk: int | None = None
 ) -> int:
     """Finish every attempt in progress past its deadline (`close_overdue_attempts`, the
     worker's hourly task), or every one of `user`'s (their history, before it shows them), or
@@ -351,20 +378,29 @@ def attempts_close_overdue(
     closed = 0
     overdue = Attempt.objects.in_progress().filter(deadline__lt=now - DEADLINE_GRACE)
     if user is not None:
-        overdue = overdue.filter(user=user)
+        overdue = overdue.filter(user_id=user.pk)
     if pk is not None:
         overdue = overdue.filter(pk=pk)
-    for attempt in overdue.select_related("quiz").iterator():
+    for attempt in overdue.iterator():
         with transaction.atomic():
             locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
             if locked.is_finished:
                 continue  # finished meanwhile by the learner's own request
-            locked.quiz = attempt.quiz
             closed += attempt_settle(state=attempt_state(locked), now=now)
     return closed
 
 
-def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Attempt:
+def attempt_begin(*, user: Learner, quiz: Quiz) -> AttemptState:
+    """Start `quiz` for the learner, or resume their attempt in progress, as it stands (an
+    attempt in progress past its deadline is finished on the way). AttemptError when a new
+    attempt may not start."""
+    attempt = attempt_start(user=user, quiz=quiz)
+    state, _cards = _read(user, attempt.pk)
+    attempt_settle(state=state)
+    return state
+
+
+def attempt_start(*, user: Learner, quiz: Quiz, now: datetime | None = None) -> Attempt:
     """Return the learner's attempt in progress on `quiz`, or start one.
 
     A new attempt follows the quiz's settings and the learner's override: refused (AttemptError)
@@ -387,7 +423,7 @@ def attempt_start(*, user: User, quiz: Quiz, now: datetime | None = None) -> Att
     order: dict[str, list[int]] = {}
     if quiz.shuffle_choices:
         for question in questions:
-            ids = [choice.pk for choice in question.choices.all()]
+            ids = [choice.pk for choice in question.choices]
             shuffler.shuffle(ids)
             order[str(question.pk)] = ids
     drew = quiz.questions_per_attempt is not None or quiz.shuffle_questions
@@ -431,16 +467,17 @@ def _close_at_deadline(attempt: Attempt) -> None:
         logger.warning("Could not queue the closing of attempt %s", attempt.pk, exc_info=True)
 
 
-def _draw(*, user: User, quiz: Quiz, shuffler: random.Random) -> list[Question]:
+def _draw(*, user: Learner, quiz: Quiz, shuffler: random.Random) -> list[QuestionData]:
     """The questions a new attempt of `user` takes, in its order: every question, or
     `quiz.questions_per_attempt` of them, those the learner never answered in this quiz first,
     then those answered longest ago (ties drawn at random); in the quiz's order, or shuffled
     with `quiz.shuffle_questions`."""
-    questions = list(quiz_content(quiz).questions)
+    content = quiz_content(quiz)
+    questions = list(content.questions)
     size = quiz.questions_per_attempt
     if size is not None and size < len(questions):
-        last_seen = dict(
-            Answer.objects.filter(attempt__user=user, attempt__quiz=quiz)
+        last_seen: dict[int, datetime] = dict(
+            Answer.objects.filter(attempt__user_id=user.pk, attempt__quiz_id=quiz.pk)
             .order_by()
             .values_list("question_id")
             .annotate(last=Max("answered_at"))
@@ -449,116 +486,15 @@ def _draw(*, user: User, quiz: Quiz, shuffler: random.Random) -> list[Question]:
         never = [q for q in questions if q.pk not in last_seen]
         seen = sorted((q for q in questions if q.pk in last_seen), key=lambda q: last_seen[q.pk])
         chosen = {q.pk for q in (never + seen)[:size]}
-        questions = [q for q in quiz_content(quiz).questions if q.pk in chosen]
+        questions = [q for q in content.questions if q.pk in chosen]
     if quiz.shuffle_questions:
         shuffler.shuffle(questions)
     return questions
 
 
-class Step(enum.Enum):
-    """What became of a posted step; the view maps each to a response."""
-
-    # The answer was recorded now: show its feedback.
-    ANSWERED = "answered"
-    # The question had been answered already with this pick (a double click, a replay).
-    REPEATED = "repeated"
-    # Answered already with another pick (a second tab, the back button): the first counts.
-    ANSWERED_BEFORE = "answered-before"
-    # Not the learner's to answer now (a later step, a finished attempt): show where it stands.
-    NOT_OPEN = "not-open"
-    # The quiz changed under the learner and the question they saw is gone or not theirs.
-    QUIZ_CHANGED = "quiz-changed"
-    # Refused by the rules, nothing written: `message` says why.
-    REFUSED = "refused"
-    # Exam mode: the pick is saved (or changed), nothing said about correctness.
-    SAVED = "saved"
-    # Past the deadline: nothing written, and the attempt is finished with what was saved.
-    TIME_UP = "time-up"
-
-
-@dataclass
-class StepOutcome:
-    step: Step
-    # The attempt as it stands after the step, to render without reading it again.
-    state: AttemptState
-    # The step number to show (the question's number now), when there is one.
-    number: int | None = None
-    answer: Answer | None = None
-    message: str | Promise = ""
-
-
-def step_submit(
-    *,
-    state: AttemptState,
-    number: int,
-    question_id: int | None,
-    response: Response | None = None,
-    choice_id: int | None = None,
-    now: datetime | None = None,
-) -> StepOutcome:
-    """Take a posted step: the learner, on step `number`, sent `response` (or picked
-    `choice_id`) for the question with id `question_id` (the one they saw; None from an older
-    page: step `number`'s).
-
-    Steps are numbered by position, and an instructor's edit can renumber them while a
-    learner reads: the answer goes to the question the learner saw, wherever it is now, as
-    long as it is still theirs to answer. Each question is answered once: a replay returns
-    the recorded answer unchanged. Writes at most one answer, and finishes the attempt with
-    the last one.
-
-    In exam mode (feedback at the end) a pick is saved and can be changed until the learner
-    submits them all; the attempt is finished by `attempt_submit_all`. After the deadline
-    (and its grace) nothing is written and the attempt is finished with what was saved.
-    """
-    now = now or timezone.now()
-    if not state.attempt.is_finished and state.is_overdue(now):
-        attempt_settle(state=state, now=now)
-        return StepOutcome(
-            Step.TIME_UP,
-            state,
-            message=_("Time is up: this answer came after the deadline and was not saved."),
-        )
-    question = state.at(number)
-    if question_id is not None and (question is None or question.pk != question_id):
-        # Renumbered since the page was shown: the question seen, if it is still theirs.
-        question = state.question(question_id)
-        if question is None or not state.is_open(question):
-            return StepOutcome(
-                Step.QUIZ_CHANGED,
-                state,
-                message=_("This quiz changed while you were answering; here is where you are."),
-            )
-    if question is None or not state.is_open(question):
-        return StepOutcome(Step.NOT_OPEN, state)
-    number = state.number_of(question)
-    response = Response.of(response, choice_id)
-    recorded = state.answer_for(question)
-    if state.attempt.is_deferred and not state.attempt.is_finished:
-        try:
-            recorded = _save(state, question, response)
-        except AttemptError as error:
-            return StepOutcome(Step.REFUSED, state, number, message=error.message)
-        return StepOutcome(Step.SAVED, state, number, recorded)
-    created = False
-    if recorded is None:
-        try:
-            recorded, created, state = _record(state, question, response)
-        except AttemptError as error:
-            return StepOutcome(Step.REFUSED, state, number, message=error.message)
-    if created:
-        return StepOutcome(Step.ANSWERED, state, number, recorded)
-    if response.same_as(recorded):
-        return StepOutcome(Step.REPEATED, state, number, recorded)
-    if state.attempt.is_deferred:  # a finished exam: its last saved answer counts
-        message = _("This attempt is finished; it accepts no more answers.")
-    else:
-        message = _("You had already answered this question; your first answer counts.")
-    return StepOutcome(Step.ANSWERED_BEFORE, state, number, recorded, message=message)
-
-
 @dataclass
 class AnswerOutcome:
-    answer: Answer
+    answer: RecordedAnswer
     # False when the question had been answered before: the recorded answer stands.
     created: bool
     state: AttemptState
@@ -567,38 +503,45 @@ class AnswerOutcome:
 def answer_record(
     *,
     attempt: Attempt,
-    question: Question,
+    question: Question | QuestionData,
     response: Response | None = None,
     choice_id: int | None = None,
 ) -> AnswerOutcome:
     """Record the learner's choice for `question`, once, and finish the attempt after the last.
 
-    For code outside a request (tests, scripts): the same rules as `step_submit`, by question
-    rather than by step. A question answered before returns its recorded answer unchanged.
-    Raises AttemptError, writing nothing, for a finished attempt, a question that is not the
-    current one, or a choice that is not one of its choices.
+    For code outside a request (tests, scripts): the same rules as `attempt_answer`, by
+    question rather than by step. A question answered before returns its recorded answer
+    unchanged. Raises AttemptError, writing nothing, for a finished attempt, a question that
+    is not the current one, or a choice that is not one of its choices. `attempt` is brought
+    up to date (finished, scored) as the answer leaves it.
     """
-    # The caller's quiz may predate an edit: read the content version as it is now.
-    attempt.quiz.refresh_from_db(fields=["updated_at"])
     state = attempt_state(attempt)
-    recorded = state.answer_for(question)
+    try:
+        outcome = _record_for_script(state, question.pk, Response.of(response, choice_id))
+    finally:
+        attempt.finished_at = state.attempt.finished_at
+        attempt.score = state.attempt.score
+        attempt.total = state.attempt.total
+    return outcome
+
+
+def _record_for_script(state: AttemptState, question_id: int, response: Response) -> AnswerOutcome:
+    known = state.content.question(question_id)
+    recorded = state.answers.get(question_id)
     if recorded is not None:
         return AnswerOutcome(answer=recorded, created=False, state=state)
-    question = state.question(question.pk) or question  # its choices are cached
-    if state.is_overdue(timezone.now()):
-        attempt_settle(state=state)
-    if not state.is_open(question):
-        if attempt.is_finished:
+    attempt_settle(state=state)
+    if known is None or not state.is_open(known):
+        if state.attempt.is_finished:
             raise AttemptError(_("This attempt is finished; it accepts no more answers."))
         raise AttemptError(_("Answer the questions in order: this one is not next yet."))
-    response = Response.of(response, choice_id)
-    if attempt.is_deferred:
-        return AnswerOutcome(answer=_save(state, question, response), created=True, state=state)
-    answer, created, state = _record(state, question, response)
+    if state.attempt.is_deferred:
+        return AnswerOutcome(answer=_save(state, known, response), created=True, state=state)
+    answer, created, state = _record(state, known, response)
     return AnswerOutcome(answer=answer, created=created, state=state)
 
 
-def _grade(question: Question, response: Response) -> dict[str, Any]:
+def _grade(question: QuestionData, response: Response) -> dict[str, Any]:
     """The Answer's fields for `response` (quizzes.grading); AttemptError, writing nothing,
     when it does not fit the question."""
     try:
@@ -608,11 +551,16 @@ def _grade(question: Question, response: Response) -> dict[str, Any]:
 
 
 def _record(
-    state: AttemptState, question: Question, response: Response
-) -> tuple[Answer, bool, AttemptState]:
+    state: AttemptState,
+    question: QuestionData,
+    response: Response,
+    *,
+    cards: Cards | None = None,
+) -> tuple[RecordedAnswer, bool, AttemptState]:
     """Write the answer to `question` (open and unanswered in `state`) and finish the attempt
     after the last one. Returns the answer that stands, whether this call wrote it, and the
-    state with it.
+    state with it. `cards`: what the step's read said of the learner's review cards (None:
+    not read, as for scripts).
 
     No lock: the one-answer-per-question constraint settles races. Answers are only ever
     added, in order, so a state read a moment ago can lack at most an answer to the current
@@ -621,10 +569,10 @@ def _record(
     """
     attempt = state.attempt
     fields = _grade(question, response)
-    # Read with the attempt by the step views; unknown elsewhere (scripts).
-    quiz_has_cards = getattr(attempt, "has_review_cards", True)
-    posted_question, posted_card = getattr(attempt, "posted_card", (None, None))
-    card = posted_card if posted_question == question.pk else CARD_NOT_READ
+    quiz_has_cards = cards.quiz_has_cards if cards is not None else True
+    card: ReviewCard | None | _NotRead = CARD_NOT_READ
+    if cards is not None and cards.question_id == question.pk:
+        card = cards.card
     # The answer's row alone (a right answer with no card to move, not the last): its INSERT
     # is atomic by itself, and a transaction would add two round trips (BEGIN, COMMIT).
     alone = (
@@ -640,24 +588,24 @@ def _record(
     )
     try:
         with contextlib.nullcontext() if alone else transaction.atomic():
-            answer = Answer.objects.create(attempt=attempt, question=question, **fields)
+            row = Answer.objects.create(attempt_id=attempt.pk, question_id=question.pk, **fields)
             if not attempt.is_deferred:
                 card_record_quiz_answer(
                     user_id=attempt.user_id,
                     question_id=question.pk,
-                    is_correct=answer.is_correct,
-                    at=answer.answered_at,
+                    is_correct=row.is_correct,
+                    at=row.answered_at,
                     quiz_has_cards=quiz_has_cards,
                     card=card,
                 )
+            answer = RecordedAnswer.of(row, question)
             state.answers[question.pk] = answer
             if state.is_complete:
                 _finish(state)
     except IntegrityError:
         # A concurrent request (a double click, a second tab) answered it first.
         state.answers.pop(question.pk, None)
-        attempt.refresh_from_db(fields=["finished_at", "score", "total"])
-        state = attempt_state(attempt)
+        state = attempt_state(Attempt.objects.get(pk=attempt.pk))
         recorded = state.answer_for(question)
         if recorded is None:
             raise
@@ -665,7 +613,25 @@ def _record(
     return answer, True, state
 
 
-def _save(state: AttemptState, question: Question, response: Response) -> Answer:
+def _locked(state: AttemptState) -> AttemptState | None:
+    """The attempt of `state` with its answers as they are now, its row locked until the
+    transaction ends; None if it is finished (by another tab, or its deadline).
+
+    "Submit all", the deadline and exam-mode saves take this lock, so that a save and a submit
+    sent from two tabs happen one after the other: the score counts every answer saved before
+    the submit, and nothing is saved after it. (SQLite has no row locks: its transactions take
+    the database's write lock when they begin (config/settings.py), which orders them alike.)
+    """
+    unfinished = Attempt.objects.select_for_update().filter(pk=state.attempt.pk, finished_at=None)
+    if unfinished.values_list("pk", flat=True).first() is None:
+        return None
+    answers = Answer.objects.filter(attempt_id=state.attempt.pk).order_by()
+    return state_of(state.attempt, state.content, answers)
+
+
+def _save(
+    state: AttemptState, question: QuestionData, response: Response, *, now: datetime | None = None
+) -> RecordedAnswer:
     """Exam mode: save the learner's response to `question`, or change the one saved, under
     the attempt's lock (`_locked`): refused once the attempt is finished."""
     fields = _grade(question, response)
@@ -676,12 +642,16 @@ def _save(state: AttemptState, question: Question, response: Response) -> Answer
         # As saved now: another tab may have saved one since this state was read.
         recorded = locked.answer_for(question)
         if recorded is None:
-            recorded = Answer.objects.create(attempt=state.attempt, question=question, **fields)
-        elif not response.same_as(recorded):
-            Answer.objects.filter(pk=recorded.pk).update(answered_at=timezone.now(), **fields)
-            for name, value in fields.items():
-                setattr(recorded, name, value)
-    recorded.resolve(question)
+            row = Answer.objects.create(
+                attempt_id=state.attempt.pk, question_id=question.pk, **fields
+            )
+            recorded = RecordedAnswer.of(row, question)
+        elif not response.same_as(recorded) and recorded.pk is not None:
+            at = now or timezone.now()
+            Answer.objects.filter(pk=recorded.pk).update(answered_at=at, **fields)
+            recorded = RecordedAnswer.graded(
+                {**fields, "answered_at": at}, question, pk=recorded.pk
+            )
     state.answers = {**locked.answers, question.pk: recorded}
     return recorded
 
@@ -689,11 +659,11 @@ def _save(state: AttemptState, question: Question, response: Response) -> Answer
 def _finish_exam(state: AttemptState, *, now: datetime | None = None) -> bool:
     """Finish an exam attempt on its answers as saved now, under the attempt's lock
     (`_locked`). False if it was finished meanwhile."""
-    attempt = state.attempt
     with transaction.atomic():
         locked = _locked(state)
         if locked is None:
-            attempt.refresh_from_db(fields=["finished_at", "score", "total"])
+            row = Attempt.objects.get(pk=state.attempt.pk)
+            state.attempt = AttemptRow.of(row)
             return False
         state.answers = locked.answers
         _finish(state, now=now)
@@ -704,11 +674,11 @@ def _finish(state: AttemptState, *, now: datetime | None = None) -> None:
     attempt = state.attempt
     now = now or timezone.now()
     # An attempt closed after its deadline ended at the deadline, not when it was noticed.
-    attempt.finished_at = min(now, attempt.deadline) if attempt.deadline else now
-    attempt.score = state.score
-    attempt.total = state.count
-    attempt.save(update_fields=["finished_at", "score", "total"])
-    attempt_finished.send(sender=Attempt, attempt=attempt)
+    at = min(now, attempt.deadline) if attempt.deadline else now
+    score, total = state.score, state.count
+    Attempt.objects.filter(pk=attempt.pk).update(finished_at=at, score=score, total=total)
+    state.attempt = finished(state, at=at, score=score, total=total).attempt
+    attempt_finished.send(sender=Attempt, attempt=state.attempt)
     if attempt.is_deferred:
         # Exam mode moved no review card while the attempt ran (the review page would have
         # told which answers were wrong): all of them now.
@@ -717,5 +687,6 @@ def _finish(state: AttemptState, *, now: datetime | None = None) -> None:
             answers=[
                 (answer.question_id, answer.is_correct, answer.answered_at)
                 for answer in state.answers.values()
+                if answer.answered_at is not None
             ],
         )

@@ -15,6 +15,9 @@ from django.utils.translation import gettext_lazy as _
 
 from .models import DEADLINE_GRACE, Attempt, Quiz, QuizOverride
 
+if TYPE_CHECKING:
+    from .content import QuizData
+
 __all__ = ["DEADLINE_GRACE", "Availability", "quiz_availability"]
 
 if TYPE_CHECKING:
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Availability:
-    quiz: Quiz
+    quiz: Quiz | QuizData
     now: datetime
     # With the learner's override applied; None: no limit.
     time_limit: timedelta | None
@@ -67,15 +70,17 @@ class Availability:
         return deadline
 
 
-def quiz_availability(*, quiz: Quiz, user: User, now: datetime | None = None) -> Availability:
+def quiz_availability(
+    *, quiz: Quiz | QuizData, user: User, now: datetime | None = None
+) -> Availability:
     """The quiz's rules for this learner now. One statement for a quiz without limits (the
     attempt in progress); with a time or attempt limit, two more (the override, the count)."""
     now = now or timezone.now()
-    attempts = Attempt.objects.filter(user=user, quiz=quiz)
+    attempts = Attempt.objects.filter(user_id=user.pk, quiz_id=quiz.pk)
     in_progress = attempts.in_progress().first()
     time_limit, allowed, used = quiz.time_limit, quiz.max_attempts, 0
     if time_limit is not None or allowed is not None:
-        override = QuizOverride.objects.filter(user=user, quiz=quiz).first()
+        override = QuizOverride.objects.filter(user_id=user.pk, quiz_id=quiz.pk).first()
         if override is not None:
             if time_limit is not None and override.extra_time:
                 time_limit += override.extra_time

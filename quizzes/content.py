@@ -1,61 +1,310 @@
-"""Read-only quiz content (questions and choices), cached per version of the quiz, and the
-versions themselves.
+"""Quiz content as plain data: what learners read, built once per content version and kept in
+each process's memory; and the versions themselves.
 
-Every step of an attempt needs the quiz's questions and choices; they change rarely (an
-instructor's edit) and are read constantly (a class taking the quiz). They are cached under
-a key holding `Quiz.updated_at`, the content's version, so nothing is ever invalidated: every
-path that edits content (the admin, the importer, the seed loader, scripts) calls
-`content_changed` once it is done, which moves the quiz's version and, once the transaction
-commits, the catalog's generation (`catalog_generation`), which the catalog's cache keys hold
-(the pattern of djangoproject.com's dashboard). Every process reads the new versions on its
-next request; a GET never writes.
+Every step of an attempt needs the quiz, its questions, their choices or accepted numbers;
+they change rarely (an instructor's edit) and are read constantly (a class taking the quiz).
+`quiz_content_of` builds them from the ORM once per version of the quiz (`Quiz.updated_at`)
+into frozen dataclasses, Markdown already rendered in every language, and keeps them in
+this process (`functools.lru_cache`): immutable, so every thread shares them, and nothing is
+pickled or copied per request. Templates and grading read them; model instances are for
+writes.
+
+Nothing is ever invalidated: every path that edits content (the admin, the importer, the
+seed loader, scripts) calls `content_changed` once it is done, which moves the quiz's version
+and, once the transaction commits, the catalog's generation (`catalog_generation`), which the
+catalog's cache keys hold (the pattern of djangoproject.com's dashboard). Every process reads
+the new version from the quiz's row on its next request; a GET never writes.
 """
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
+from decimal import Decimal
+from types import MappingProxyType
 
-from django.core.cache import cache, caches
+from django.conf import settings
+from django.core.cache import cache
+from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import Model, QuerySet
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 
 from . import text
 from .models import Choice, NumericalAnswer, Question, Quiz
 from .search import search_text_refresh
 
-CACHE_SECONDS = 60 * 60
+# Versions kept per process (a version of a long quiz is some tens of KB).
+VERSIONS_KEPT = 256
+# A version is built again after this long, so that an edit written around `content_changed`
+# (a script's raw update) still reaches learners within the hour.
+VERSION_SECONDS = 60 * 60
 # The long texts, as Markdown (quizzes/text.py).
 QUESTION_TEXTS = ("prompt", "explanation")
 CHOICE_TEXTS = ("text", "feedback")
+LANGUAGE_CODES = tuple(code for code, _name in settings.LANGUAGES)
 
 
-@dataclass
+def _active_language() -> str:
+    return (get_language() or settings.LANGUAGE_CODE).split("-")[0]
+
+
+def _in_language(obj: object, name: str) -> str:
+    """`obj`'s `name_<language>` in the page's language, else English, else any: as
+    modeltranslation's fallback reads a model's field."""
+    active = _active_language()
+    for code in (active, settings.LANGUAGE_CODE, *LANGUAGE_CODES):
+        value = getattr(obj, f"{name}_{code}", "")
+        if value:
+            return str(value)
+    return ""
+
+
+def _texts(obj: Model, fields: tuple[str, ...]) -> Mapping[tuple[str, str], SafeString]:
+    """`obj`'s Markdown `fields` rendered in every language that has them."""
+    return MappingProxyType(
+        {
+            (name, code): text.render_markdown(value, lang=code)
+            for name in fields
+            for code in LANGUAGE_CODES
+            if (value := getattr(obj, f"{name}_{code}", ""))
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An uploaded image: its stored name, size (known without opening the file) and alt text
+    in each language."""
+
+    name: str
+    width: int | None
+    height: int | None
+    alt_en: str
+    alt_ar: str
+
+    @property
+    def url(self) -> str:
+        # Asked of the storage at each render: an object store's links are signed for hours.
+        return default_storage.url(self.name)
+
+    @property
+    def alt(self) -> str:
+        return _in_language(self, "alt")
+
+
+def _translated(obj: Model, *names: str) -> dict[str, str]:
+    """`obj`'s translated fields `names` in every language, as keyword arguments
+    (`title_en=…, title_ar=…`), empty rather than None."""
+    return {
+        f"{name}_{code}": getattr(obj, f"{name}_{code}") or ""
+        for name in names
+        for code in LANGUAGE_CODES
+    }
+
+
+def _image(obj: Model, prefix: str, alt: str) -> Image | None:
+    file = getattr(obj, prefix)
+    if not file:
+        return None
+    return Image(
+        name=file.name,
+        width=getattr(obj, f"{prefix}_width"),
+        height=getattr(obj, f"{prefix}_height"),
+        **{key.replace(alt, "alt", 1): value for key, value in _translated(obj, alt).items()},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GuideData:
+    pk: int
+    slug: str
+    url: str
+    title_en: str
+    title_ar: str
+
+    @property
+    def title(self) -> str:
+        return _in_language(self, "title")
+
+    def __str__(self) -> str:
+        return self.title
+
+
+@dataclass(frozen=True, slots=True)
+class QuizData:
+    """A quiz's row as learners' pages read it."""
+
+    pk: int
+    slug: str
+    title_en: str
+    title_ar: str
+    description_en: str
+    description_ar: str
+    difficulty: str
+    guide: GuideData
+    is_published: bool
+    feedback: str
+    time_limit: timedelta | None
+    max_attempts: int | None
+    opens_at: datetime | None
+    closes_at: datetime | None
+    shuffle_choices: bool
+    questions_per_attempt: int | None
+    shuffle_questions: bool
+    updated_at: datetime
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    @property
+    def title(self) -> str:
+        return _in_language(self, "title")
+
+    @property
+    def is_deferred(self) -> bool:
+        return self.feedback == Quiz.Feedback.DEFERRED
+
+    @property
+    def has_limits(self) -> bool:
+        """Whether starting it depends on more than the attempt in progress."""
+        return (
+            self.max_attempts is not None
+            or self.closes_at is not None
+            or self.opens_at is not None
+            or self.time_limit is not None
+        )
+
+    def get_difficulty_display(self) -> str:
+        return str(Quiz.Difficulty(self.difficulty).label)
+
+    def get_absolute_url(self) -> str:
+        return reverse("quizzes:detail", args=[self.slug])
+
+    def __str__(self) -> str:
+        return self.title
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceData:
+    pk: int
+    position: int
+    text_en: str
+    text_ar: str
+    feedback_en: str
+    feedback_ar: str
+    is_correct: bool
+    fraction: Decimal
+    image: Image | None
+    rendered: Mapping[tuple[str, str], SafeString]
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    @property
+    def text(self) -> str:
+        return _in_language(self, "text")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptedNumber:
+    """A numerical question's accepted number: `value` ± `tolerance`, worth `fraction`."""
+
+    pk: int
+    position: int
+    value: Decimal
+    tolerance: Decimal
+    fraction: Decimal
+    feedback_en: str
+    feedback_ar: str
+    rendered: Mapping[tuple[str, str], SafeString]
+
+    def __str__(self) -> str:
+        if self.tolerance:
+            return f"{self.value.normalize():f} ± {self.tolerance.normalize():f}"
+        return f"{self.value.normalize():f}"
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionData:
+    pk: int
+    quiz: QuizData
+    position: int
+    kind: str
+    prompt_en: str
+    prompt_ar: str
+    explanation_en: str
+    explanation_ar: str
+    image: Image | None
+    explanation_image: Image | None
+    choices: tuple[ChoiceData, ...]
+    numbers: tuple[AcceptedNumber, ...]
+    rendered: Mapping[tuple[str, str], SafeString]
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    @property
+    def quiz_id(self) -> int:
+        return self.quiz.pk
+
+    @property
+    def prompt(self) -> str:
+        return _in_language(self, "prompt")
+
+    @property
+    def has_choices(self) -> bool:
+        return self.kind != Question.Kind.NUMERICAL
+
+    def choice(self, choice_id: int | None) -> ChoiceData | None:
+        return next((choice for choice in self.choices if choice.pk == choice_id), None)
+
+    @property
+    def accepted_numbers_now(self) -> list[str]:
+        """The numbers worth the whole mark as the key stands now (for a question left
+        unanswered; an answer keeps the key it was marked against)."""
+        return [str(number) for number in self.numbers if number.fraction == 1]
+
+    def __str__(self) -> str:
+        return f"{self.quiz.slug} #{self.position}"
+
+
+@dataclass(frozen=True)
 class QuizContent:
-    quiz: Quiz
-    questions: list[Question]
-    _by_id: dict[int, Question] = field(init=False, repr=False)
+    """One version of a quiz: the quiz and its questions in the quiz's order."""
+
+    quiz: QuizData
+    questions: tuple[QuestionData, ...]
+    _by_id: Mapping[int, QuestionData] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self._by_id = {question.pk: question for question in self.questions}
+        by_id = MappingProxyType({question.pk: question for question in self.questions})
+        object.__setattr__(self, "_by_id", by_id)
 
     @property
     def count(self) -> int:
         return len(self.questions)
 
-    def question(self, question_id: int) -> Question | None:
+    def question(self, question_id: int) -> QuestionData | None:
         return self._by_id.get(question_id)
 
-    def at(self, number: int) -> Question | None:
+    def at(self, number: int) -> QuestionData | None:
         """The question at 1-based `number` in the quiz's order, or None."""
         if 1 <= number <= len(self.questions):
             return self.questions[number - 1]
         return None
-
-    def number_of(self, question: Question) -> int:
-        return self.questions.index(self._by_id[question.pk]) + 1
 
 
 def content_changed(*, quiz: Quiz | QuerySet[Quiz]) -> None:
@@ -104,65 +353,95 @@ def _catalog_generation_bump() -> None:
         cache.set(CATALOG_GENERATION_KEY, time.time_ns(), None)
 
 
-def _cache_key(quiz_id: int, version: datetime) -> str:
-    return f"quiz-content:{quiz_id}:{version.timestamp()}"
-
-
-@dataclass(frozen=True)
-class _Version:
-    """One content version as cached: the quiz (with its guide) and its questions."""
-
-    quiz: Quiz
-    questions: list[Question]
-
-
-def quiz_content(quiz: Quiz) -> QuizContent:
-    """The quiz's questions in order, each with its choices and accepted numbers prefetched.
-
-    `content.quiz` is the caller's instance; the questions hold the cached copy."""
-    cached = _version(quiz.pk, quiz.updated_at)
-    return QuizContent(quiz=quiz, questions=cached.questions)
+def quiz_content(quiz: Quiz | QuizData) -> QuizContent:
+    """The content of `quiz` at the version its instance holds."""
+    return quiz_content_of(quiz_id=quiz.pk, version=quiz.updated_at)
 
 
 def quiz_content_of(*, quiz_id: int, version: datetime) -> QuizContent:
     """The content of quiz `quiz_id` at `version` (its `updated_at`), quiz and guide included:
     a step of an attempt knows both from the attempt's row and loads no quiz or guide row."""
-    cached = _version(quiz_id, version)
-    return QuizContent(quiz=cached.quiz, questions=cached.questions)
+    return _version(quiz_id, version, int(time.monotonic() // VERSION_SECONDS))
 
 
-def _version(quiz_id: int, version: datetime) -> _Version:
-    # Kept in this process's memory (the `local` cache alias): a version never changes, so
-    # no other process needs to hear of a new one, and a step costs no shared-cache round trip.
-    key = _cache_key(quiz_id, version)
-    local = caches["local"]
-    cached = local.get(key)
-    if not isinstance(cached, _Version):
-        cached = _load(quiz_id)
-        local.set(key, cached, CACHE_SECONDS)
-    return cached
+def content_cache_clear() -> None:
+    """Forget every version this process keeps (tests, whose ids and clocks repeat)."""
+    _version.cache_clear()
 
 
-def _load(quiz_id: int) -> _Version:
+@functools.lru_cache(maxsize=VERSIONS_KEPT)
+def _version(quiz_id: int, version: datetime, _hour: int) -> QuizContent:
     # Read again rather than taken from the caller: whatever the caller assigned to its
     # instance (a form's unsaved values, an annotation) never reaches the version kept.
-    loaded = Quiz.objects.select_related("guide").get(pk=quiz_id)
-    questions = list(
-        Question.objects.filter(quiz_id=quiz_id)
-        .order_by("position")
-        .prefetch_related(Prefetch("choices", queryset=Choice.objects.order_by("position")))
+    return _build(Quiz.objects.select_related("guide").get(pk=quiz_id))
+
+
+def _build(loaded: Quiz) -> QuizContent:
+    guide = loaded.guide
+    quiz = QuizData(
+        pk=loaded.pk,
+        slug=loaded.slug,
+        **_translated(loaded, "title", "description"),
+        difficulty=loaded.difficulty,
+        guide=GuideData(
+            pk=guide.pk,
+            slug=guide.slug,
+            url=guide.url,
+            **_translated(guide, "title"),
+        ),
+        is_published=loaded.is_published,
+        feedback=loaded.feedback,
+        time_limit=loaded.time_limit,
+        max_attempts=loaded.max_attempts,
+        opens_at=loaded.opens_at,
+        closes_at=loaded.closes_at,
+        shuffle_choices=loaded.shuffle_choices,
+        questions_per_attempt=loaded.questions_per_attempt,
+        shuffle_questions=loaded.shuffle_questions,
+        updated_at=loaded.updated_at,
     )
-    # Markdown is rendered here, once per content version, in every language, and cached
-    # with the objects: no step of an attempt renders any text.
-    for question in questions:
-        question.quiz = loaded  # one quiz instance, not one loaded per question
-        text.prerender(question, QUESTION_TEXTS)
-        for choice in question.choices.all():
-            text.prerender(choice, CHOICE_TEXTS)
-    # A statement more only for a quiz that asks for numbers.
-    numerical = [q for q in questions if q.kind == Question.Kind.NUMERICAL]
-    prefetch_related_objects(
-        numerical,
-        Prefetch("numerical_answers", queryset=NumericalAnswer.objects.order_by("position")),
+    rows = list(Question.objects.filter(quiz_id=loaded.pk).order_by("position"))
+    choices: dict[int, list[ChoiceData]] = {row.pk: [] for row in rows}
+    for choice in Choice.objects.filter(question__quiz_id=loaded.pk).order_by("position"):
+        choices[choice.question_id].append(
+            ChoiceData(
+                pk=choice.pk,
+                position=choice.position,
+                **_translated(choice, "text", "feedback"),
+                is_correct=choice.is_correct,
+                fraction=choice.fraction,
+                image=_image(choice, "image", "image_alt"),
+                rendered=_texts(choice, CHOICE_TEXTS),
+            )
+        )
+    numbers: dict[int, list[AcceptedNumber]] = {row.pk: [] for row in rows}
+    if any(row.kind == Question.Kind.NUMERICAL for row in rows):
+        accepted = NumericalAnswer.objects.filter(question__quiz_id=loaded.pk)
+        for number in accepted.order_by("position"):
+            numbers[number.question_id].append(
+                AcceptedNumber(
+                    pk=number.pk,
+                    position=number.position,
+                    value=number.value,
+                    tolerance=number.tolerance,
+                    fraction=number.fraction,
+                    **_translated(number, "feedback"),
+                    rendered=_texts(number, ("feedback",)),
+                )
+            )
+    questions = tuple(
+        QuestionData(
+            pk=row.pk,
+            quiz=quiz,
+            position=row.position,
+            kind=row.kind,
+            **_translated(row, "prompt", "explanation"),
+            image=_image(row, "image", "image_alt"),
+            explanation_image=_image(row, "explanation_image", "explanation_image_alt"),
+            choices=tuple(choices[row.pk]),
+            numbers=tuple(numbers[row.pk]),
+            rendered=_texts(row, QUESTION_TEXTS),
+        )
+        for row in rows
     )
-    return _Version(quiz=loaded, questions=questions)
+    return QuizContent(quiz=quiz, questions=questions)

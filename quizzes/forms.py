@@ -5,11 +5,11 @@ from django.core.exceptions import ValidationError
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
-from .attempts import Response
 from .catalog import CatalogQuery, Progress, listed_guides
-from .grading import NumberError, parse_number
+from .content import QuestionData
+from .grading import CHOOSE_LISTED, CHOOSE_ONE, Posted, Response, Unreadable, read_response
 from .mastery import Level
-from .models import Choice, Question, QuestionReport, Quiz
+from .models import QuestionReport, Quiz
 
 # Largest primary key a browser could sensibly send; anything bigger is junk, not a choice.
 MAX_ID = 2**63 - 1
@@ -50,10 +50,10 @@ class IdListField(forms.Field):
 # More boxes than any question has is junk, not an answer.
 MAX_TICKED = 100
 CHOICE_ERRORS = {
-    "required": _("Choose an answer before submitting."),
-    "invalid": _("Choose one of the answers listed."),
-    "min_value": _("Choose one of the answers listed."),
-    "max_value": _("Choose one of the answers listed."),
+    "required": CHOOSE_ONE,
+    "invalid": CHOOSE_LISTED,
+    "min_value": CHOOSE_LISTED,
+    "max_value": CHOOSE_LISTED,
 }
 
 
@@ -70,41 +70,24 @@ class AnswerForm(forms.Form):
     number = forms.CharField(required=False, max_length=100, strip=False)
     question = IdField(min_value=1, max_value=MAX_ID, required=False)
 
-    def response_for(
-        self, question: Question | None, *, shown: list[Choice] | None = None
-    ) -> Response | None:
-        """The valid form's response to `question`'s kind, or None with the error added.
+    def posted(self) -> Posted:
+        """What the valid form holds, for the rules to read against the question it answers
+        (`grading.read_response`)."""
+        return Posted(
+            question_id=self.cleaned_data["question"],
+            choices=tuple(self.cleaned_data["choice"]),
+            number=self.cleaned_data["number"],
+        )
 
-        `shown`: the choices in the order the step showed them, when it numbered them 1, 2, …
-        rather than by id (shuffled choices, whose ids would tell the order they were written
-        in); the numbers sent are read back into the choices' ids. For a question gone from
-        the quiz, the choices as sent: the rules say where to go."""
-        if question is None:
-            return Response(choice_ids=tuple(self.cleaned_data["choice"]))
-        if question.kind == Question.Kind.NUMERICAL:
-            try:
-                return Response(number=parse_number(self.cleaned_data["number"]))
-            except NumberError as error:
-                self.add_error("number", error.message)
-                return None
-        ids = self.cleaned_data["choice"]
-        if not ids:
-            self.add_error(
-                "choice",
-                _("Tick at least one answer before submitting.")
-                if question.kind == Question.Kind.MULTIPLE
-                else CHOICE_ERRORS["required"],
-            )
+    def response_for(self, question: QuestionData | None) -> Response | None:
+        """The valid form's response to `question`'s kind (as its page listed the choices, by
+        id), or None with the error added to the form."""
+        posted = self.posted()
+        try:
+            return read_response(question, choices=posted.choices, number=posted.number)
+        except Unreadable as refusal:
+            self.add_error(refusal.field, refusal.message)
             return None
-        if question.kind != Question.Kind.MULTIPLE and len(ids) > 1:
-            self.add_error("choice", CHOICE_ERRORS["invalid"])
-            return None
-        if shown is not None:
-            if not all(1 <= number <= len(shown) for number in ids):
-                self.add_error("choice", CHOICE_ERRORS["invalid"])
-                return None
-            ids = [shown[number - 1].pk for number in ids]
-        return Response(choice_ids=tuple(ids))
 
 
 class ReasonSelect(forms.RadioSelect):

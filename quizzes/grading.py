@@ -11,12 +11,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .models import Choice, NumericalAnswer, Question, RecordedResponse
+from .content import AcceptedNumber, ChoiceData, QuestionData
+from .models import Question
+
+if TYPE_CHECKING:
+    from .responses import RecordedAnswer
 
 # An answer's mark is kept to four decimals: Moodle's 1/3 weights (0.3333333) ticked three
 # times make 0.9999999, which is the whole mark.
@@ -108,20 +112,20 @@ class Grade:
 
     fraction: Decimal
     # One answer / true or false: the choice worth the whole mark.
-    correct_choice: Choice | None = None
+    correct_choice: ChoiceData | None = None
     # Several answers: {choice id: weight}; numbers: the accepted numbers as lists.
     key: dict | list = field(default_factory=dict)
     # Numbers: the accepted number the response fell in, for its feedback.
-    matched: NumericalAnswer | None = None
+    matched: AcceptedNumber | None = None
 
     @property
     def is_correct(self) -> bool:
         return self.fraction == ONE
 
 
-def grade_choices(question: Question, ticked: Iterable[Choice]) -> Grade:
+def grade_choices(question: QuestionData, ticked: Iterable[ChoiceData]) -> Grade:
     """Mark the choices ticked (one for a single-answer or true/false question)."""
-    choices = list(question.choices.all())
+    choices = question.choices
     ticked_ids = {choice.pk for choice in ticked}
     total = sum((c.fraction for c in choices if c.pk in ticked_ids), ZERO)
     correct = next((c for c in choices if c.fraction == ONE), None)
@@ -131,13 +135,13 @@ def grade_choices(question: Question, ticked: Iterable[Choice]) -> Grade:
     return Grade(fraction=clamp_mark(total), correct_choice=correct, key=key)
 
 
-def within(answer: NumericalAnswer, number: Decimal) -> bool:
+def within(answer: AcceptedNumber, number: Decimal) -> bool:
     return abs(number - answer.value) <= answer.tolerance
 
 
-def grade_number(question: Question, number: Decimal) -> Grade:
+def grade_number(question: QuestionData, number: Decimal) -> Grade:
     """Mark a numerical response: the best weight among the accepted numbers that hold it."""
-    answers = list(question.numerical_answers.all())
+    answers = question.numbers
     matching = [answer for answer in answers if within(answer, number)]
     best = max(matching, key=lambda answer: answer.fraction, default=None)
     key = [
@@ -177,12 +181,23 @@ class Response:
             return response
         return cls(choice_ids=(choice_id,) if choice_id is not None else ())
 
-    def same_as(self, answer: RecordedResponse) -> bool:
+    def same_as(self, answer: RecordedAnswer) -> bool:
         """Whether `answer` records this very response (a double click, not a change)."""
         if self.number is not None:
             return answer.number == self.number
         recorded = [answer.choice_id] if answer.choice_id is not None else answer.choice_ids
         return set(recorded) == set(self.choice_ids)
+
+
+@dataclass(frozen=True)
+class Posted:
+    """A step's form as sent, read as ids and text but not yet against its question: the id
+    of the question the learner saw (None from an older page), the choices ticked (ids, or
+    their numbers on the page) and the number typed."""
+
+    question_id: int | None = None
+    choices: tuple[int, ...] = ()
+    number: str = ""
 
 
 class Unanswerable(Exception):
@@ -193,14 +208,14 @@ class Unanswerable(Exception):
         self.message = message
 
 
-def grade_response(question: Question, response: Response) -> dict[str, Any]:
+def grade_response(question: QuestionData, response: Response) -> dict[str, Any]:
     """The recorded fields of `response` to `question` (Answer's and ReviewAnswer's alike:
     the choice, the right one, the choices ticked, the number, the key, the mark and
     whether it is whole). Unanswerable when it does not fit the question (a choice not its
     own, two choices for one answer, a number for a choice)."""
     fields: dict[str, Any] = {
-        "choice": None,
-        "correct_choice": None,
+        "choice_id": None,
+        "correct_choice_id": None,
         "choice_ids": [],
         "number": None,
         "key": {},
@@ -209,13 +224,13 @@ def grade_response(question: Question, response: Response) -> dict[str, Any]:
     if kind == Question.Kind.NUMERICAL:
         if response.number is None or response.choice_ids:
             raise Unanswerable(_("Type a number."))
-        if not question.numerical_answers.all():
+        if not question.numbers:
             # Only reachable if content was written around the admin's validation.
             raise Unanswerable(_("This question is being revised; please try again later."))
         grade = grade_number(question, response.number)
         fields.update(number=response.number, key=grade.key)
     else:
-        choices = {choice.pk: choice for choice in question.choices.all()}
+        choices = {choice.pk: choice for choice in question.choices}
         ids = list(dict.fromkeys(response.choice_ids))
         chosen = [choices[pk] for pk in ids if pk in choices]
         if response.number is not None or not chosen or len(chosen) != len(ids):
@@ -231,6 +246,54 @@ def grade_response(question: Question, response: Response) -> dict[str, Any]:
             if grade.correct_choice is None:
                 # Only reachable if content was written around the admin's validation.
                 raise Unanswerable(_("This question is being revised; please try again later."))
-            fields.update(choice=chosen[0], correct_choice=grade.correct_choice)
+            fields.update(choice_id=chosen[0].pk, correct_choice_id=grade.correct_choice.pk)
     fields.update(fraction=grade.fraction, is_correct=grade.fraction == 1)
     return fields
+
+
+class Unreadable(Exception):
+    """What was sent cannot be read as a response to its question (no choice ticked, a number
+    in letters, a choice number the step did not show); `field` is the form's field it is
+    about, `message` is for the learner. Nothing is recorded."""
+
+    def __init__(self, field: str, message: str | Promise) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+# What a step says of choices it cannot read; forms.CHOICE_ERRORS has the same words.
+CHOOSE_ONE = _("Choose an answer before submitting.")
+CHOOSE_LISTED = _("Choose one of the answers listed.")
+
+
+def read_response(
+    question: QuestionData | None,
+    *,
+    choices: tuple[int, ...],
+    number: str,
+    numbered: tuple[ChoiceData, ...] | None = None,
+) -> Response:
+    """The response to `question`'s kind in what was posted: `choices` (ids, or numbers on
+    the page when the step `numbered` its choices 1, 2, … in this order: shuffled choices,
+    whose ids would tell the order they were written in), or the `number` typed. Unreadable
+    otherwise. For a question gone from the quiz (None), the choices as sent: the rules say
+    where to go."""
+    if question is None:
+        return Response(choice_ids=choices)
+    if question.kind == Question.Kind.NUMERICAL:
+        try:
+            return Response(number=parse_number(number))
+        except NumberError as error:
+            raise Unreadable("number", error.message) from None
+    if not choices:
+        if question.kind == Question.Kind.MULTIPLE:
+            raise Unreadable("choice", _("Tick at least one answer before submitting."))
+        raise Unreadable("choice", CHOOSE_ONE)
+    if question.kind != Question.Kind.MULTIPLE and len(choices) > 1:
+        raise Unreadable("choice", CHOOSE_LISTED)
+    if numbered is not None:
+        if not all(1 <= n <= len(numbered) for n in choices):
+            raise Unreadable("choice", CHOOSE_LISTED)
+        choices = tuple(numbered[n - 1].pk for n in choices)
+    return Response(choice_ids=choices)

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -569,6 +568,12 @@ def past_deadline(deadline: datetime | None, now: datetime) -> bool:
     return deadline is not None and now > deadline + DEADLINE_GRACE
 
 
+def attempt_shows_feedback(*, feedback: str, finished_at: datetime | None) -> bool:
+    """Whether an attempt's verdicts, marks, right answers and score may reach its learner:
+    after each answer in practice mode, only once the attempt is finished in exam mode."""
+    return feedback != Quiz.Feedback.DEFERRED or finished_at is not None
+
+
 def _running(now: datetime | None = None) -> Q:
     """Unfinished and not past its deadline and grace (an overdue attempt takes no answer and
     is finished as soon as something reads it)."""
@@ -700,9 +705,7 @@ class Attempt(models.Model):
 
     @property
     def shows_feedback(self) -> bool:
-        """Whether verdicts, marks, right answers and the score may reach the learner: after
-        each answer in practice mode, only once the attempt is finished in exam mode."""
-        return not self.is_deferred or self.is_finished
+        return attempt_shows_feedback(feedback=self.feedback, finished_at=self.finished_at)
 
     @property
     def percent(self) -> int:
@@ -747,80 +750,7 @@ class QuizOverride(models.Model):
         return f"{self.user} · {self.quiz}"
 
 
-class RecordedResponse:
-    """What an Answer and a ReviewAnswer both say of a recorded response: its verdict, each
-    choice's, and a number's accepted values and feedback, all as they stood when it was
-    recorded. Needs `question`, `choice_id`, `correct_choice_id`, `choice_ids`, `key`,
-    `number`, `fraction` and `is_correct`."""
-
-    question: Question
-    choice_id: int | None
-    correct_choice_id: int | None
-    choice_ids: list[int]
-    key: Any
-    number: Decimal | None
-    fraction: Decimal
-    is_correct: bool
-
-    def resolve(self, question: Question) -> None:
-        """Point the response at `question` and its choices as loaded (the cached content):
-        rendering it then reads no row."""
-        self.question = question
-        choices = {choice.pk: choice for choice in question.choices.all()}
-        for name in ("choice", "correct_choice"):
-            pk = getattr(self, f"{name}_id")
-            if pk in choices:
-                setattr(self, name, choices[pk])
-
-    @property
-    def is_partly_correct(self) -> bool:
-        return 0 < self.fraction < 1
-
-    @property
-    def verdict(self) -> str:
-        """ "right", "partly" or "wrong": the whole mark, some of it, or none."""
-        if self.is_correct:
-            return "right"
-        return "partly" if self.fraction > 0 else "wrong"
-
-    def choice_verdicts(self, choices) -> list[ChoiceVerdict]:
-        """Every choice of the question with whether the learner ticked it and whether it was
-        right when they answered (a later change of the key changes neither)."""
-        if self.question.kind == Question.Kind.MULTIPLE:
-            ticked = set(self.choice_ids)
-            weights = {int(pk): Decimal(weight) for pk, weight in (self.key or {}).items()}
-            return [
-                ChoiceVerdict(c, c.pk in ticked, weights.get(c.pk, c.fraction) > 0) for c in choices
-            ]
-        return [
-            ChoiceVerdict(c, c.pk == self.choice_id, c.pk == self.correct_choice_id)
-            for c in choices
-        ]
-
-    @property
-    def accepted_numbers(self) -> list[str]:
-        """A numerical question's numbers worth the whole mark when the learner answered."""
-        return [
-            f"{value} ± {tolerance}" if Decimal(tolerance) else value
-            for value, tolerance, fraction, _pk in self.key or []
-            if Decimal(fraction) == FULL_MARK
-        ]
-
-    def number_feedback(self) -> NumericalAnswer | None:
-        """The accepted number the response fell in when the learner answered, for its
-        feedback (None if it fell in none, or that number has been deleted since)."""
-        best = None
-        for value, tolerance, fraction, pk in self.key or []:
-            if abs(self.number - Decimal(value)) <= Decimal(tolerance) and (
-                best is None or Decimal(fraction) > best[0]
-            ):
-                best = (Decimal(fraction), pk)
-        if best is None:
-            return None
-        return next((a for a in self.question.numerical_answers.all() if a.pk == best[1]), None)
-
-
-class Answer(RecordedResponse, models.Model):
+class Answer(models.Model):
     attempt = models.ForeignKey(
         Attempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt")
     )
@@ -880,13 +810,6 @@ class Answer(RecordedResponse, models.Model):
         return f"{self.attempt_id}: {self.question_id} → {response}"
 
 
-@dataclass(frozen=True)
-class ChoiceVerdict:
-    choice: Choice
-    ticked: bool
-    right: bool
-
-
 class ReviewCard(models.Model):
     """A question a learner missed, scheduled for spaced review (FSRS, `quizzes.review`).
 
@@ -933,7 +856,7 @@ class ReviewCard(models.Model):
         return f"{self.user} · {self.question} · {self.due:%Y-%m-%d}"
 
 
-class ReviewAnswer(RecordedResponse, models.Model):
+class ReviewAnswer(models.Model):
     """One answer given in a review: statistics and mastery read these; no attempt changes."""
 
     user = models.ForeignKey(

@@ -31,15 +31,16 @@ from functools import cache as memoize
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, FilteredRelation, OuterRef, Q, Subquery
+from django.db.models import Q, Subquery
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from fsrs import Card, Rating, Scheduler, State
 
-from .content import quiz_content
+from .content import ChoiceData, QuestionData, quiz_content
 from .grading import Response, Unanswerable, grade_response
-from .models import Choice, Question, ReviewAnswer, ReviewCard
+from .models import ReviewAnswer, ReviewCard
+from .responses import RecordedAnswer
 
 PRACTICE_SIZE = 10
 
@@ -55,7 +56,9 @@ def scheduler() -> Scheduler:
 
 def _to_fsrs(card: ReviewCard) -> Card:
     return Card(
-        card_id=card.pk,
+        # fsrs makes an id of a card that has none by sleeping a millisecond (fsrs/card.py):
+        # a new card, not saved yet, is given 0.
+        card_id=card.pk or 0,
         state=State(card.state),
         step=card.step,
         stability=card.stability,
@@ -120,9 +123,9 @@ def card_record_quiz_answer(
     creates the card when there is none. Call inside the transaction that records the answer.
 
     Two statements (read the card, write it) when a card is created or moved. A caller that
-    knows the learner has no card for this quiz's questions (`quiz_has_cards=False`, read with
-    the attempt: `cards_of_quiz_exist`) makes a right answer cost nothing; one that read the
-    card with the attempt (`card`, None for none: `card_of_question`) saves the read.
+    read with the attempt (quizzes/attempt_read.py) that the learner has no card for this
+    quiz's questions (`quiz_has_cards=False`) makes a right answer cost nothing; one that read
+    the card itself (`card`, None for none) saves the read.
     """
     at = at or timezone.now()
     if not card_record_writes(is_correct=is_correct, quiz_has_cards=quiz_has_cards, card=card):
@@ -153,33 +156,9 @@ def card_record_writes(
     return card is not None or not is_correct
 
 
-_CARD_COLUMNS = tuple(field.attname for field in ReviewCard._meta.get_fields() if field.concrete)
-
-
 def _card_of(*, user_id: int, question_id: int) -> ReviewCard | None:
     """The learner's card for the question, or None (at most one: a unique constraint)."""
     return ReviewCard.objects.filter(user_id=user_id, question_id=question_id).first()
-
-
-def card_of_question(question_id: int) -> FilteredRelation:
-    """For an Attempt queryset: its learner's review card for `question_id`, joined in the
-    statement that reads the attempt; its columns are `card_columns(alias)`."""
-    return FilteredRelation(
-        "user__review_cards", condition=Q(user__review_cards__question_id=question_id)
-    )
-
-
-def card_columns(alias: str) -> tuple[str, ...]:
-    """The lookups of a card joined as `alias` (`card_of_question`), in model order."""
-    return tuple(f"{alias}__{name}" for name in _CARD_COLUMNS)
-
-
-def card_in_row(row: dict[str, object], alias: str) -> ReviewCard | None:
-    """The card joined as `alias` in a `values()` row, or None (the learner has none)."""
-    lookups = card_columns(alias)
-    if row[lookups[0]] is None:
-        return None
-    return ReviewCard.from_db(ReviewCard.objects.db, _CARD_COLUMNS, [row[name] for name in lookups])
 
 
 def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetime]]) -> None:
@@ -207,16 +186,6 @@ def cards_record_answers(*, user_id: int, answers: list[tuple[int, bool, datetim
     if answers:
         dues += [card.due for card in [*new, *moved]]
         _badge_forget_if_due_soon(user_id, *dues)
-
-
-def cards_of_quiz_exist() -> Exists:
-    """For an Attempt queryset: whether its learner has a review card for any question of its
-    quiz, as a subquery of the statement that reads the attempt (no statement of its own)."""
-    return Exists(
-        ReviewCard.objects.filter(
-            user_id=OuterRef("user_id"), question__quiz_id=OuterRef("quiz_id")
-        )
-    )
 
 
 def _offered(user_id: int):
@@ -278,19 +247,20 @@ def review_next_due_at(*, user_id: int) -> datetime | None:
 
 @dataclass
 class ReviewStep:
-    """A card shown for review, with its question as the quiz shows it (cached content)."""
+    """A card shown for review, with its question as the quiz shows it (its content version,
+    quizzes/content.py)."""
 
     card: ReviewCard
-    question: Question
+    question: QuestionData
     due_count: int
 
     @property
-    def choices(self) -> list[Choice]:
-        return list(self.question.choices.all())
+    def choices(self) -> tuple[ChoiceData, ...]:
+        return self.question.choices
 
 
-def _with_content(card: ReviewCard) -> Question | None:
-    """The card's question from its quiz's cached content (choices prefetched)."""
+def _with_content(card: ReviewCard) -> QuestionData | None:
+    """The card's question from its quiz's content version."""
     return quiz_content(card.question.quiz).question(card.question_id)
 
 
@@ -335,12 +305,23 @@ class Review(enum.Enum):
     REFUSED = "refused"
 
 
+# The ratings a learner may give a right review answer (a wrong one is Again).
+SELF_RATINGS = (Rating.Hard, Rating.Good, Rating.Easy)
+
+
 @dataclass
 class ReviewOutcome:
     kind: Review
-    answer: ReviewAnswer | None = None
+    answer: RecordedAnswer | None = None
     step: ReviewStep | None = None
     message: str | Promise = ""
+    # The self-ratings the learner may give this answer now (`review_rate`): after a right
+    # review answer recorded with the card's state before it; none for a wrong one or practice.
+    ratings: tuple[Rating, ...] = ()
+
+
+def _ratings_of(answer: ReviewAnswer) -> tuple[Rating, ...]:
+    return SELF_RATINGS if answer.is_correct and answer.card_before is not None else ()
 
 
 class ReviewNotFound(Exception):
@@ -373,8 +354,12 @@ def review_submit(
     if card.reviews != revision:
         recorded = ReviewAnswer.objects.filter(card=card, revision=revision).first()
         if recorded is not None:
-            recorded.resolve(question)
-            return ReviewOutcome(Review.REPEATED, answer=recorded, step=step)
+            return ReviewOutcome(
+                Review.REPEATED,
+                answer=RecordedAnswer.of(recorded, question),
+                step=step,
+                ratings=_ratings_of(recorded),
+            )
         return ReviewOutcome(
             Review.MOVED_ON,
             step=step,
@@ -386,7 +371,7 @@ def review_submit(
         return ReviewOutcome(Review.REFUSED, step=step, message=refusal.message)
     answer = ReviewAnswer(
         user_id=user_id,
-        question=question,
+        question_id=question.pk,
         card=card,
         revision=revision,
         answered_at=now,
@@ -412,7 +397,12 @@ def review_submit(
         return review_submit(
             user_id=user_id, step=again, revision=revision, response=response, now=now
         )
-    return ReviewOutcome(Review.ANSWERED, answer=answer, step=step)
+    return ReviewOutcome(
+        Review.ANSWERED,
+        answer=RecordedAnswer.of(answer, question),
+        step=step,
+        ratings=_ratings_of(answer),
+    )
 
 
 def practice_grade(*, user_id: int, step: ReviewStep, response: Response) -> ReviewOutcome:
@@ -422,14 +412,11 @@ def practice_grade(*, user_id: int, step: ReviewStep, response: Response) -> Rev
         fields = grade_response(step.question, response)
     except Unanswerable as refusal:
         return ReviewOutcome(Review.REFUSED, step=step, message=refusal.message)
-    answer = ReviewAnswer(
-        user_id=user_id, question=step.question, card=step.card, revision=0, **fields
-    )
-    answer.resolve(step.question)
+    answer = RecordedAnswer.graded(fields, step.question)
     return ReviewOutcome(Review.ANSWERED, answer=answer, step=step)
 
 
-def review_answer_for(*, user_id: int, answer_id: int) -> tuple[ReviewAnswer, ReviewStep]:
+def review_answer_for(*, user_id: int, answer_id: int) -> ReviewOutcome:
     """A learner's own recorded review answer with its question, for its feedback page."""
     answer = (
         ReviewAnswer.objects.filter(user_id=user_id, pk=answer_id)
@@ -441,12 +428,12 @@ def review_answer_for(*, user_id: int, answer_id: int) -> tuple[ReviewAnswer, Re
     question = _with_content(answer.card)
     if question is None:
         raise ReviewNotFound
-    answer.resolve(question)
-    return answer, ReviewStep(card=answer.card, question=question, due_count=0)
-
-
-# The ratings a learner may give a right review answer (a wrong one is Again).
-SELF_RATINGS = (Rating.Hard, Rating.Good, Rating.Easy)
+    return ReviewOutcome(
+        Review.ANSWERED,
+        answer=RecordedAnswer.of(answer, question),
+        step=ReviewStep(card=answer.card, question=question, due_count=0),
+        ratings=_ratings_of(answer),
+    )
 
 
 def review_rate(*, user_id: int, answer_id: int, rating: int, now: datetime | None = None) -> bool:

@@ -41,13 +41,17 @@ def _english_and_fresh_cache(settings):
     from django.core.cache import caches
     from django.utils import translation
 
+    from quizzes.content import content_cache_clear
+
     for alias in caches.all(initialized_only=True):
         alias.clear()
+    content_cache_clear()  # ids and frozen clocks repeat from test to test
     translation.activate("en")
     yield
     translation.deactivate()
     for alias in caches.all(initialized_only=True):
         alias.clear()
+    content_cache_clear()
 
 
 @pytest.fixture(autouse=True)

@@ -8,8 +8,16 @@ from decimal import Decimal
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.utils import timezone
 
-from quizzes.content import content_changed
+from quizzes.content import (
+    AcceptedNumber,
+    ChoiceData,
+    GuideData,
+    QuestionData,
+    QuizData,
+    content_changed,
+)
 from quizzes.models import Choice, Guide, NumericalAnswer, Question, Quiz, equal_weights
 
 _counter = itertools.count(1)
@@ -87,11 +95,15 @@ def add_question(quiz: Quiz, position: int, choices: int = 4, correct: int = 1) 
     return question
 
 
-def correct_choice(question: Question) -> Choice:
+def correct_choice(question: Question | QuestionData) -> Choice | ChoiceData:
+    if isinstance(question, QuestionData):  # the content's read model
+        return next(choice for choice in question.choices if choice.is_correct)
     return question.choices.get(is_correct=True)
 
 
-def wrong_choice(question: Question) -> Choice:
+def wrong_choice(question: Question | QuestionData) -> Choice | ChoiceData | None:
+    if isinstance(question, QuestionData):
+        return next((choice for choice in question.choices if not choice.is_correct), None)
     return question.choices.filter(is_correct=False).first()
 
 
@@ -163,3 +175,79 @@ def make_mixed_quiz(**fields) -> Quiz:
     add_numerical_question(quiz, 4, answers=((16, 0.5, 1), (8, 0, 0.5)))
     content_changed(quiz=quiz)
     return quiz
+
+
+# Content as the read model holds it (quizzes/content.py), for the rules' own tests: no
+# database.
+def quiz_data(**fields) -> QuizData:
+    guide = GuideData(pk=1, slug="guide", url="https://example.org/", title_en="Guide", title_ar="")
+    defaults = {
+        "pk": 1,
+        "slug": "quiz",
+        "title_en": "Quiz",
+        "title_ar": "",
+        "description_en": "",
+        "description_ar": "",
+        "difficulty": "medium",
+        "guide": guide,
+        "is_published": True,
+        "feedback": "immediate",
+        "time_limit": None,
+        "max_attempts": None,
+        "opens_at": None,
+        "closes_at": None,
+        "shuffle_choices": False,
+        "questions_per_attempt": None,
+        "shuffle_questions": False,
+        "updated_at": timezone.now(),
+    }
+    return QuizData(**{**defaults, **fields})
+
+
+def choice_data(**fields) -> ChoiceData:
+    defaults = {
+        "pk": 1,
+        "position": 1,
+        "text_en": "A choice",
+        "text_ar": "",
+        "feedback_en": "",
+        "feedback_ar": "",
+        "is_correct": False,
+        "fraction": Decimal(0),
+        "image": None,
+        "rendered": {},
+    }
+    return ChoiceData(**{**defaults, **fields})
+
+
+def number_data(**fields) -> AcceptedNumber:
+    defaults = {
+        "pk": 1,
+        "position": 1,
+        "value": Decimal(0),
+        "tolerance": Decimal(0),
+        "fraction": Decimal(1),
+        "feedback_en": "",
+        "feedback_ar": "",
+        "rendered": {},
+    }
+    return AcceptedNumber(**{**defaults, **fields})
+
+
+def question_data(*, kind: str, choices=(), numbers=(), **fields) -> QuestionData:
+    defaults = {
+        "pk": 1,
+        "quiz": quiz_data(),
+        "position": 1,
+        "kind": kind,
+        "prompt_en": "A question?",
+        "prompt_ar": "",
+        "explanation_en": "Because.",
+        "explanation_ar": "",
+        "image": None,
+        "explanation_image": None,
+        "choices": tuple(choices),
+        "numbers": tuple(numbers),
+        "rendered": {},
+    }
+    return QuestionData(**{**defaults, **fields})

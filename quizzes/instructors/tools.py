@@ -25,11 +25,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from .. import history
-from ..attempts import attempt_state
+from ..attempt_read import attempt_state
 from ..content import quiz_content
 from ..forms import AnswerForm
 from ..grading import Unanswerable, grade_response
-from ..models import Answer, Attempt, Guide, Quiz
+from ..models import Attempt, Guide, Quiz
+from ..responses import RecordedAnswer
 from ..views.common import answer_data
 from .coverage import translation_coverage
 from .exports import attempts_csv_response, csv_stream, gift_download
@@ -271,7 +272,7 @@ class InstructorToolsMixin:
         question = content.at(number)
         if question is None:
             raise Http404(_("No such question."))
-        choices = list(question.choices.all())
+        choices = question.choices
         context = {
             "quiz": quiz,
             "question": question,
@@ -294,7 +295,7 @@ class InstructorToolsMixin:
                 context["form"], status = form, 422
             else:
                 try:
-                    feedback = Answer(question=question, **grade_response(question, response))
+                    feedback = RecordedAnswer.graded(grade_response(question, response), question)
                 except Unanswerable as refusal:
                     context["error"], status = str(refusal.message), 422
                 else:

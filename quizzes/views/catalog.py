@@ -92,5 +92,4 @@ def _settle_overdue(attempt: Attempt | None, quiz: Quiz) -> bool:
     for an attempt in time."""
     if attempt is None or not past_deadline(attempt.deadline, timezone.now()):
         return False
-    attempt.quiz = quiz
     return attempt_settle(state=attempt_state(attempt))

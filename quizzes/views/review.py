@@ -17,9 +17,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
+from fsrs import Rating
 
 from ..forms import MAX_ID, AnswerForm, IdField
 from ..models import ReviewAnswer
+from ..responses import RecordedAnswer
 from ..review import (
     Review,
     ReviewNotFound,
@@ -50,7 +52,8 @@ def _render(
     request: LearnerRequest,
     *,
     step: ReviewStep | None,
-    answer: ReviewAnswer | None = None,
+    answer: RecordedAnswer | None = None,
+    ratings: tuple[Rating, ...] = (),
     form: AnswerForm | None = None,
     error: str = "",
     practise: bool = False,
@@ -65,7 +68,7 @@ def _render(
         "form": form or AnswerForm(),
         "error": error,
         "practise": practise,
-        "ratings": _ratings(answer) if answer and not practise else [],
+        "ratings": [(rating.value, RATING_LABELS[rating], str(rating.value)) for rating in ratings],
     }
     if step is None:
         context["next_due_at"] = review_next_due_at(user_id=request.user.pk)
@@ -74,16 +77,11 @@ def _render(
     return render(request, template, context, status=status)
 
 
-def _ratings(answer: ReviewAnswer) -> list[tuple[int, str | Promise, str]]:
-    """The self-ratings offered after a right review answer: value, label, key (1–4 as in
-    Anki; 1, Again, is what a wrong answer gets without asking)."""
-    if not answer.is_correct or answer.card_before is None:
-        return []
-    Rating = ReviewAnswer.Rating
-    return [
-        (rating.value, rating.label, str(rating.value))
-        for rating in (Rating.HARD, Rating.GOOD, Rating.EASY)
-    ]
+# The self-ratings' buttons: value, label, key (1–4 as in Anki; 1, Again, is what a wrong
+# answer gets without asking).
+RATING_LABELS: dict[Rating, str | Promise] = {
+    Rating(choice.value): choice.label for choice in ReviewAnswer.Rating
+}
 
 
 def _after(value: str) -> int | None:
@@ -140,7 +138,8 @@ def review(request: LearnerRequest) -> HttpResponse:
     assert outcome.answer is not None
     url = reverse("quizzes:review_answer", args=[outcome.answer.pk])
     if request.htmx:
-        return push_url(_render(request, step=outcome.step, answer=outcome.answer), url)
+        page = _render(request, step=outcome.step, answer=outcome.answer, ratings=outcome.ratings)
+        return push_url(page, url)
     return redirect(url)
 
 
@@ -174,10 +173,10 @@ def review_answer(request: LearnerRequest, pk: int) -> HttpResponse:
     """The feedback of one of the learner's review answers: its own address, for no-JS
     learners after the POST and for the back button."""
     try:
-        answer, step = review_answer_for(user_id=request.user.pk, answer_id=pk)
+        outcome = review_answer_for(user_id=request.user.pk, answer_id=pk)
     except ReviewNotFound:
         raise Http404("No such review answer.") from None
-    return _render(request, step=step, answer=answer)
+    return _render(request, step=outcome.step, answer=outcome.answer, ratings=outcome.ratings)
 
 
 def _card_or_404(request: LearnerRequest, card_id: int) -> ReviewStep:

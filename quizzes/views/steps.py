@@ -1,7 +1,8 @@
 """Taking a quiz: start or resume, one step at a time, finish, the result.
 
-Parse, call the rules (quizzes.attempts), render `quizzes/take.html` (its `step` partial for
-htmx). The path of an answer: `attempt_question` -> `attempts.step_submit` -> `_render_step`.
+Each view parses the request, makes one call to the rules (quizzes.attempts) and renders
+what it returns: `quizzes/take.html` (its `step` partial for htmx). The path of an answer:
+`attempt_question` -> `attempts.attempt_answer` -> `_render_step`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -18,19 +18,19 @@ from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from ..attempts import (
     AttemptError,
+    AttemptNotFound,
     AttemptState,
     Step,
-    attempt_settle,
-    attempt_start,
-    attempt_state,
+    StepPage,
+    attempt_answer,
+    attempt_settled,
+    attempt_step,
     attempt_submit_all,
-    attempt_with_answers,
-    step_submit,
+    step_page,
 )
+from ..attempts import attempt_begin as start_or_resume
 from ..availability import DEADLINE_GRACE, quiz_availability
-from ..content import quiz_content
 from ..forms import AnswerForm
-from ..models import Choice, Question
 from .common import (
     HtmxHttpRequest,
     LearnerRequest,
@@ -41,28 +41,16 @@ from .common import (
 )
 
 TAKE_TEMPLATE = "quizzes/take.html"
+# The countdown sends the learner to the result once the grace has passed too.
+DEADLINE_GRACE_SECONDS = round(DEADLINE_GRACE.total_seconds())
 
 
-def _state_for(
-    request: LearnerRequest,
-    pk: int,
-    *,
-    settle: bool = True,
-    answering: bool = False,
-    question_id: int | None = None,
-) -> AttemptState:
-    """The signed-in learner's own attempt as it stands, or 404: other learners' attempts do
-    not exist. An attempt left with nothing to answer is finished on the way (unless
-    `settle` is False: a posted answer is `step_submit`'s to refuse, saying why).
-    `answering`, `question_id`: as `attempt_with_answers` takes them."""
-    state = attempt_with_answers(
-        user=request.user, pk=pk, answering=answering, question_id=question_id
-    )
-    if state is None:
-        raise Http404("No such attempt.")
-    if settle:
-        attempt_settle(state=state)
-    return state
+def _settled(request: LearnerRequest, pk: int) -> AttemptState:
+    """The signed-in learner's own attempt as it stands, or 404."""
+    try:
+        return attempt_settled(user=request.user, attempt_id=pk)
+    except AttemptNotFound:
+        raise Http404("No such attempt.") from None
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -81,21 +69,20 @@ def attempt_begin(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @learner_required
 def _attempt_begin(request: LearnerRequest, slug: str) -> HttpResponse:
     quiz = published_quiz(slug)
-    if not quiz_content(quiz).count:
-        raise Http404("This quiz has no questions yet.")
     try:
-        attempt = attempt_start(user=request.user, quiz=quiz)
+        state = start_or_resume(user=request.user, quiz=quiz)
     except AttemptError as refusal:
         messages.error(request, str(refusal.message))
         if request.htmx:
             return HttpResponseClientRedirect(quiz.get_absolute_url())
         return redirect(quiz)
-    state = attempt_state(attempt)
-    if attempt_settle(state=state):  # an attempt in progress past its deadline
+    if state.attempt.is_finished or not state.count:
         return _where_it_stands(request, state)
-    step_url = reverse("quizzes:question", args=[attempt.pk, state.current_number])
-    if request.htmx:
-        response = _render_step(request, state, state.current_number)
+    number = state.current_number
+    step_url = reverse("quizzes:question", args=[state.attempt.pk, number])
+    question = state.at(number)
+    if request.htmx and question is not None:
+        response = _render_step(request, step_page(state, question))
         return push_url(response, step_url)
     return redirect(step_url)
 
@@ -103,7 +90,7 @@ def _attempt_begin(request: LearnerRequest, slug: str) -> HttpResponse:
 @require_safe
 @learner_required
 def attempt_resume(request: LearnerRequest, pk: int) -> HttpResponse:
-    return _where_it_stands(request, _state_for(request, pk))
+    return _where_it_stands(request, _settled(request, pk))
 
 
 def _where_it_stands(request: HtmxHttpRequest, state: AttemptState) -> HttpResponse:
@@ -130,22 +117,6 @@ def _go(request: HtmxHttpRequest, url: str) -> HttpResponse:
     return redirect(url)
 
 
-def _question_seen(state: AttemptState, number: int, form: AnswerForm) -> Question | None:
-    """The question the valid `form` answers, to read its response by kind (None: gone)."""
-    question_id = form.cleaned_data["question"]
-    if question_id is not None:
-        return state.question(question_id)
-    return state.at(number)
-
-
-def _numbered_choices(state: AttemptState, question: Question | None) -> list[Choice] | None:
-    """The question's choices as the step numbered them, when it did: in an attempt that
-    shuffled them, choices are sent by their number on the page, not their id."""
-    if question is None or str(question.pk) not in state.attempt.choice_order:
-        return None
-    return state.choices_of(question)
-
-
 def _step_address(request: HtmxHttpRequest, attempt_pk: int, number: int) -> str:
     """The address of step `number`: the request's own when it asked for that step."""
     match = request.resolver_match
@@ -156,52 +127,39 @@ def _step_address(request: HtmxHttpRequest, attempt_pk: int, number: int) -> str
 
 def _render_step(
     request: HtmxHttpRequest,
-    state: AttemptState,
-    number: int,
+    page: StepPage,
     *,
     form: AnswerForm | None = None,
     error: str | None = None,
     saved: bool = False,
     status: int = 200,
 ) -> HttpResponse:
-    question = state.at(number)
-    if question is None:  # callers render steps the attempt has; this would be a bug
-        raise Http404("No such step.")
-    answer = state.answer_for(question)
-    choices = state.choices_of(question)
-    # Exam mode shows a saved answer as the form's choice, and no feedback.
-    feedback = answer if state.shows_feedback else None
-    verdicts = feedback.choice_verdicts(choices) if feedback else []
-    quiz = state.attempt.quiz
+    attempt, number = page.attempt, page.number
     context = {
-        "attempt": state.attempt,
-        "quiz": quiz,
-        "state": state,
+        "page": page,
+        "attempt": attempt,
+        "quiz": page.quiz,
+        "state": page.state,
         "number": number,
-        "total": state.count,
-        "question": question,
-        "answer": answer,
-        "feedback": feedback,
+        "total": page.total,
+        "question": page.question,
+        "answer": page.answer,
+        "feedback": page.feedback,
         # Reversed only where the step shows them: the form posts to the step's own
         # address (most often the one asked for), feedback and exam steps link to the next.
-        "step_url": _step_address(request, state.attempt.pk, number) if feedback is None else "",
-        "next_url": (
-            _step_address(request, state.attempt.pk, number + 1)
-            if number < state.count and (feedback or state.attempt.is_deferred)
-            else ""
-        ),
-        "choices": choices,
+        "step_url": _step_address(request, attempt.pk, number) if page.feedback is None else "",
+        "next_url": _step_address(request, attempt.pk, number + 1) if page.has_next else "",
+        "choices": page.choices,
         # Keys the unanswered fields kept rendered (take.html).
-        "choice_order": ",".join(str(choice.pk) for choice in choices),
-        "numbered_choices": _numbered_choices(state, question) is not None,
-        "verdicts": verdicts,
+        "choice_order": ",".join(str(choice.pk) for choice in page.choices),
+        "numbered_choices": page.numbered,
+        "verdicts": page.verdicts,
         "form": form,  # None: nothing sent yet, so no errors to show
         "error": error,
         "saved": saved,
-        "is_last": number == state.count,
-        "progress_percent": round(100 * state.answered_count / state.count),
-        # The countdown sends the learner to the result once the grace has passed too.
-        "deadline_grace_seconds": round(DEADLINE_GRACE.total_seconds()),
+        "is_last": page.is_last,
+        "progress_percent": page.progress_percent,
+        "deadline_grace_seconds": DEADLINE_GRACE_SECONDS,
     }
     template = page_or_fragment(request, TAKE_TEMPLATE, "step")
     return render(request, template, context, status=status)
@@ -213,49 +171,38 @@ def _render_step(
 def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpResponse:
     """One step of an attempt: the question's form, or once answered its feedback."""
     form = AnswerForm(answer_data(request)) if request.method == "POST" else None
-    # The question the learner saw: their review card for it is read with the attempt.
-    seen = form.cleaned_data["question"] if form is not None and form.is_valid() else None
-    state = _state_for(request, pk, settle=False, answering=form is not None, question_id=seen)
-    # Settled on the way, except a late answer: step_submit refuses it, saying "Time is up".
-    if form is None or not state.is_overdue(timezone.now()):
-        attempt_settle(state=state)
-    if form is None:
-        if state.step(number) is None:
-            return _where_it_stands(request, state)
-        return _render_step(request, state, number)
-    seen = _question_seen(state, number, form) if form.is_valid() else None
-    sent = (
-        form.response_for(seen, shown=_numbered_choices(state, seen)) if form.is_valid() else None
-    )
-    if sent is None:
-        # Nothing readable (no choice, a number in letters): said on the step, nothing written.
-        attempt_settle(state=state)  # late, and no answer to refuse
-        if state.step(number) is None:
-            return _where_it_stands(request, state)
-        return _render_step(request, state, number, form=form, status=422)
-    outcome = step_submit(
-        state=state,
-        number=number,
-        question_id=form.cleaned_data["question"],
-        response=sent,
-    )
-    if outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED, Step.TIME_UP):
-        if outcome.message:
-            messages.info(request, str(outcome.message))
+    try:
+        if form is not None and form.is_valid():
+            outcome = attempt_answer(
+                user=request.user, attempt_id=pk, number=number, posted=form.posted()
+            )
+        else:
+            # A step asked for, or a form that is not one our pages send (letters for an id).
+            outcome = attempt_step(user=request.user, attempt_id=pk, number=number)
+    except AttemptNotFound:
+        raise Http404("No such attempt.") from None
+    page = outcome.page
+    if outcome.message and outcome.step in (Step.NOT_OPEN, Step.QUIZ_CHANGED, Step.TIME_UP):
+        messages.info(request, str(outcome.message))
+    if page is None:
         return _where_it_stands(request, outcome.state)
-    assert outcome.number is not None
+    if form is None:
+        return _render_step(request, page)
+    if outcome.step is Step.SHOWN or outcome.step is Step.UNREADABLE:
+        # Nothing readable (no choice, a number in letters): said on the step, nothing written.
+        if outcome.field:
+            form.add_error(outcome.field, str(outcome.message))
+        return _render_step(request, page, form=form, status=422)
     if outcome.step is Step.REFUSED:
-        return _render_step(
-            request, outcome.state, outcome.number, error=str(outcome.message), status=409
-        )
+        return _render_step(request, page, error=str(outcome.message), status=409)
     if outcome.step is Step.ANSWERED_BEFORE:
         messages.info(request, str(outcome.message))
     saved = outcome.step is Step.SAVED
     if saved and not request.htmx:
         messages.success(request, _("Answer saved. You can change it until you submit them all."))
-    step_url = _step_address(request, state.attempt.pk, outcome.number)
+    step_url = _step_address(request, pk, page.number)
     if request.htmx:
-        response = _render_step(request, outcome.state, outcome.number, saved=saved)
+        response = _render_step(request, page, saved=saved)
         return push_url(response, step_url) if step_url != request.path else response
     return redirect(step_url)
 
@@ -265,7 +212,7 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
 def attempt_finish(request: LearnerRequest, pk: int) -> HttpResponse:
     """Exam mode's "Submit all and finish": GET asks to confirm (listing the questions still
     unanswered), POST finishes and shows the result."""
-    state = _state_for(request, pk)
+    state = _settled(request, pk)
     if state.attempt.is_finished or not state.attempt.is_deferred:
         return _where_it_stands(request, state)
     if request.method == "POST":
@@ -274,18 +221,18 @@ def attempt_finish(request: LearnerRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "quizzes/finish.html",
-        {"attempt": state.attempt, "quiz": state.attempt.quiz, "state": state},
+        {"attempt": state.attempt, "quiz": state.quiz, "state": state},
     )
 
 
 @require_safe
 @learner_required
 def attempt_result(request: LearnerRequest, pk: int) -> HttpResponse:
-    state = _state_for(request, pk)
+    state = _settled(request, pk)
     attempt = state.attempt
     if not attempt.is_finished:
         return _where_it_stands(request, state)
-    quiz = attempt.quiz
+    quiz = state.quiz
     refusal = None
     if quiz.max_attempts is not None or quiz.closes_at is not None or quiz.opens_at is not None:
         # Only a quiz with limits costs the reads of the learner's attempts and override.

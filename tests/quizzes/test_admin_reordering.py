@@ -8,7 +8,7 @@ correct mark could not be done at all: unticking first leaves a question without
 import pytest
 
 from quizzes.attempts import answer_record, attempt_start
-from quizzes.models import Choice, Question
+from quizzes.models import Answer, Choice, Question
 from tests.admin_posts import choice_rows, page_errors, question_rows, save_question, save_quiz
 from tests.factories import add_question, correct_choice, make_user
 
@@ -43,8 +43,8 @@ def test_a_new_answer_key_counts_for_new_answers_and_not_for_old_ones(admin_clie
     response = save_question(admin_client, question, choice_rows(question, correct=new.pk))
 
     assert response.status_code == 302, page_errors(response)
-    before.answer.refresh_from_db()
-    assert before.answer.is_correct and before.answer.correct_choice_id == old.pk
+    stored = Answer.objects.get(pk=before.answer.pk)
+    assert stored.is_correct and stored.correct_choice_id == old.pk
     after = answer_record(
         attempt=attempt_start(user=make_user(), quiz=quiz), question=question, choice_id=new.pk
     )

@@ -52,7 +52,7 @@ def test_saving_a_question_with_its_choices_in_the_admin_moves_its_quizs_version
     assert version(quiz) > before
     assert version(other) == other_before  # only the quiz edited
     content = quiz_content(Quiz.objects.get(pk=quiz.pk))
-    assert content.at(1).choices.all()[0].text == "A reworded choice"
+    assert content.at(1).choices[0].text == "A reworded choice"
 
 
 def test_deleting_a_question_in_the_admin_moves_its_quizs_version(editor, quiz):

@@ -6,10 +6,16 @@ import re
 import pytest
 from django.test import Client
 
-from quizzes.attempts import answer_record, attempt_start, attempt_state, attempt_with_answers
+from quizzes.attempt_read import attempt_read
+from quizzes.attempts import answer_record, attempt_start, attempt_state
 from quizzes.content import content_changed
 from quizzes.models import Question
 from tests.factories import add_question, correct_choice, make_quiz, make_user, wrong_choice
+
+def read(learner, attempt):
+    state, _card = attempt_read(user_id=learner.pk, attempt_id=attempt.pk)
+    return state
+
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +57,7 @@ def test_the_draw_and_order_stay_for_the_attempts_whole_life(learner):
     attempt = attempt_start(user=learner, quiz=quiz)
     drawn = attempt.question_order
 
-    again = attempt_with_answers(user=learner, pk=attempt.pk)
+    again = read(learner, attempt)
     assert [q.pk for q in again.questions] == drawn
     assert attempt_start(user=learner, quiz=quiz).question_order == drawn  # resumed
 
@@ -86,7 +92,7 @@ def test_a_question_added_after_the_start_is_not_part_of_a_draw(learner):
     attempt = attempt_start(user=learner, quiz=quiz)
     add_question(quiz, 9)
     content_changed(quiz=quiz)
-    assert attempt_with_answers(user=learner, pk=attempt.pk).count == 2
+    assert read(learner, attempt).count == 2
 
 
 def test_an_attempt_that_drew_none_keeps_every_question_the_quiz_has(learner):
@@ -95,7 +101,7 @@ def test_an_attempt_that_drew_none_keeps_every_question_the_quiz_has(learner):
     assert attempt.question_order == []
     add_question(quiz, 3)
     content_changed(quiz=quiz)
-    assert attempt_with_answers(user=learner, pk=attempt.pk).count == 3
+    assert read(learner, attempt).count == 3
 
 
 def test_the_grades_report_says_not_drawn_not_wrong(instructor, learner):

@@ -5,6 +5,7 @@ from decimal import Decimal as D
 import pytest
 from django.core.exceptions import ValidationError
 
+from quizzes.content import ChoiceData, QuestionData
 from quizzes.grading import (
     NumberError,
     clamp_mark,
@@ -14,44 +15,31 @@ from quizzes.grading import (
     parse_number,
 )
 from quizzes.models import (
-    Choice,
-    NumericalAnswer,
-    Question,
     equal_weights,
     validate_choice_set,
     validate_numerical_answers,
 )
+from tests.factories import choice_data, number_data, question_data
 
 
-class _Prefetched(list):
-    """Stands for a prefetched related manager: `.all()` gives the rows."""
-
-    def all(self):
-        return self
-
-
-def _choice_question(kind: str, weights: list[str]) -> Question:
-    question = Question(pk=1, kind=kind)
+def _choice_question(kind: str, weights: list[str]) -> QuestionData:
     choices = [
-        Choice(pk=n, position=n, fraction=D(w), is_correct=D(w) > 0)
+        choice_data(pk=n, position=n, fraction=D(w), is_correct=D(w) > 0)
         for n, w in enumerate(weights, 1)
     ]
-    question._prefetched_objects_cache = {"choices": _Prefetched(choices)}
-    return question
+    return question_data(kind=kind, choices=choices)
 
 
-def _numerical_question(answers: list[tuple[str, str, str]]) -> Question:
-    question = Question(pk=1, kind="numerical")
-    rows = [
-        NumericalAnswer(pk=n, position=n, value=D(v), tolerance=D(t), fraction=D(f))
+def _numerical_question(answers: list[tuple[str, str, str]]) -> QuestionData:
+    numbers = [
+        number_data(pk=n, position=n, value=D(v), tolerance=D(t), fraction=D(f))
         for n, (v, t, f) in enumerate(answers, 1)
     ]
-    question._prefetched_objects_cache = {"numerical_answers": _Prefetched(rows)}
-    return question
+    return question_data(kind="numerical", numbers=numbers)
 
 
-def _ticked(question: Question, positions: list[int]) -> list[Choice]:
-    return [c for c in question.choices.all() if c.position in positions]
+def _ticked(question: QuestionData, positions: list[int]) -> list[ChoiceData]:
+    return [c for c in question.choices if c.position in positions]
 
 
 # --- Reading a number -----------------------------------------------------------------------
