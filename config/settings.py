@@ -152,6 +152,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "quizzes.context_processors.frame",
                 "quizzes.context_processors.review_due",
             ],
         },
