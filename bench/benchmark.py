@@ -65,16 +65,16 @@ BROWSER_HEADERS = {"Accept-Encoding": "gzip, deflate, br", "Accept-Language": "e
 # Regression guards (the exit status), not ceilings to chase: each rate against the signed-in
 # floor, the limit of any view that must know its learner (the site's middleware, session and
 # authentication, nothing else), so that a step's own work is what is measured.
-MIN_QUESTION_OF_FLOOR = 0.45
-MIN_ANSWER_OF_FLOOR = 0.22
-MIN_PAGE_OF_FLOOR = 0.30
+MIN_QUESTION_OF_FLOOR = 0.50
+MIN_ANSWER_OF_FLOOR = 0.28
+MIN_PAGE_OF_FLOOR = 0.35
 # The worst answer: the one that finishes an attempt, or a miss that writes its review card.
-MAX_QUERIES_ANSWER = 7
-MAX_QUERIES_QUESTION = 3
+MAX_QUERIES_ANSWER = 6
+MAX_QUERIES_QUESTION = 2
 MAX_FRAGMENT_BYTES = 4 * 1024
 MAX_FIRST_PAGE_BYTES = 60 * 1024
 CATALOG_QUIZZES = 10_000
-MIN_CATALOG_FLOOR_RATIO = 0.20
+MIN_CATALOG_FLOOR_RATIO = 0.22
 MAX_CATALOG_PAGE_BYTES = 60 * 1024
 # A search for words in both languages, as a learner types it (htmx asks for the results).
 # Every word must match: the English title's "gradient" and the Arabic title's «التدرّجات»,

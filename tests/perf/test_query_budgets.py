@@ -50,8 +50,8 @@ BUDGET = {
     "quiz page": 5,
     "start": 5,
     "resume": 4,
-    # A step: the user, and the attempt with its answers (one statement: quizzes.attempts.
-    # attempt_with_answers).
+    # A step: the user, and the attempt with its answers (one statement: quizzes.attempt_read.
+    # attempt_read).
     "question": 2,
     # The user, the attempt with its answers, the answer written, the learner's card for the
     # question when the quiz has cards (read, with the attempt when the form posts the
@@ -425,7 +425,7 @@ def test_a_quiz_answer_that_creates_or_moves_a_review_card_costs_two_statements_
     )
     moves = len(_answer_cost(world, 2, right=True))
     assert moves == plain + 2
-    assert moves <= BUDGET["answer"] + 1  # the issue's N1 ≤ 7 for the worst answer
+    assert moves <= BUDGET["answer"] + 1  # at most 6 for the worst answer (issue 42)
 
 
 def test_an_answer_posted_with_its_question_reads_the_questions_card_with_the_attempt():
