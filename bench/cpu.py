@@ -176,7 +176,7 @@ def phases(site: Site, learners: Learners, requests: int) -> dict[str, Iterator[
             pk, cookies = readers[n % len(readers)]
             n += 1
             yield _timed(
-                lambda: site.call(
+                lambda pk=pk, cookies=cookies: site.call(
                     "GET",
                     f"/en/attempts/{pk}/questions/1/",
                     cookies=cookies,
@@ -190,7 +190,9 @@ def phases(site: Site, learners: Learners, requests: int) -> dict[str, Iterator[
             pk, cookies = readers[n % len(readers)]
             n += 1
             yield _timed(
-                lambda: site.call("GET", f"/en/attempts/{pk}/questions/1/", cookies=cookies)
+                lambda pk=pk, cookies=cookies: site.call(
+                    "GET", f"/en/attempts/{pk}/questions/1/", cookies=cookies
+                )
             )
 
     def answer() -> Iterator[float]:

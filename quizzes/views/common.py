@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import TYPE_CHECKING, Any, Concatenate
+from typing import TYPE_CHECKING, Any, Concatenate, cast
 
 from django.contrib.auth.views import redirect_to_login
 from django.db.models import QuerySet
@@ -48,7 +48,8 @@ def learner_required[**P](view: LearnerView[P]) -> AnyRequestView[P]:
     @wraps(view)
     def wrapper(request: HtmxHttpRequest, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
         if request.user.is_authenticated:
-            return view(request, *args, **kwargs)  # type: ignore[arg-type]  # signed in now
+            # Signed in now: its user is a User, as LearnerRequest says.
+            return view(cast(LearnerRequest, request), *args, **kwargs)
         if request.htmx:
             # Back after signing in to the step asked for (Next's address is a whole page too);
             # a form sent is not replayed, so after a POST back to the page it was sent from.

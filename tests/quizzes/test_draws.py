@@ -12,6 +12,7 @@ from quizzes.content import content_changed
 from quizzes.models import Question
 from tests.factories import add_question, correct_choice, make_quiz, make_user, wrong_choice
 
+
 def read(learner, attempt):
     state, _card = attempt_read(user_id=learner.pk, attempt_id=attempt.pk)
     return state

@@ -1,0 +1,271 @@
+"""Attempts and their answers: the rows the rules of an attempt write (quizzes/attempts.py,
+quizzes/answers.py), and what an attempt may show."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, FloatField, Q
+from django.db.models.functions import Cast, NullIf
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .content import Choice, Question, Quiz
+
+# Answers may arrive this late after an attempt's deadline: the time a submit takes to cross
+# the network. Documented in the README (as quizzes.availability.DEADLINE_GRACE).
+DEADLINE_GRACE = timedelta(seconds=10)
+
+
+def past_deadline(deadline: datetime | None, now: datetime) -> bool:
+    """Whether an attempt with this deadline is past it and its grace at `now`: it takes no
+    answer, and is finished as soon as something reads it (`_running` says it in SQL)."""
+    return deadline is not None and now > deadline + DEADLINE_GRACE
+
+
+def attempt_shows_feedback(*, feedback: str, finished_at: datetime | None) -> bool:
+    """Whether an attempt's verdicts, marks, right answers and score may reach its learner:
+    after each answer in practice mode, only once the attempt is finished in exam mode."""
+    return feedback != Quiz.Feedback.DEFERRED or finished_at is not None
+
+
+def _running(now: datetime | None = None) -> Q:
+    """Unfinished and not past its deadline and grace (an overdue attempt takes no answer and
+    is finished as soon as something reads it)."""
+    now = now or timezone.now()
+    return Q(finished_at__isnull=True) & (
+        Q(deadline__isnull=True) | Q(deadline__gte=now - DEADLINE_GRACE)
+    )
+
+
+class AttemptQuerySet(models.QuerySet["Attempt"]):
+    def in_progress(self) -> AttemptQuerySet:
+        """Unfinished, overdue ones included: see `running`."""
+        return self.filter(finished_at__isnull=True)
+
+    def running(self, now: datetime | None = None) -> AttemptQuerySet:
+        """Unfinished and still taking answers: what a learner is shown as "in progress"."""
+        return self.filter(_running(now))
+
+    def finished(self) -> AttemptQuerySet:
+        return self.filter(finished_at__isnull=False)
+
+    def best_first(self) -> AttemptQuerySet:
+        """Finished attempts, highest share correct first (ties: the most recent)."""
+        ratio = Cast(F("score"), FloatField()) / NullIf(Cast(F("total"), FloatField()), 0.0)
+        return self.finished().annotate(ratio=ratio).order_by("-ratio", "-finished_at")
+
+
+# The columns of an attempt that `progress_of_attempts` reads.
+PROGRESS_COLUMNS = ("quiz_id", "finished_at", "deadline", "score", "total")
+
+
+def progress_of_attempts(
+    attempts: Iterable[dict[str, Any]], *, now: datetime | None = None
+) -> dict[int, dict]:
+    """Per quiz id, from one learner's attempts (PROGRESS_COLUMNS): attempts in progress
+    (`in_progress`), overdue, finished, and the best attempt's score out of its own total
+    (`best_score`, `best_total`), as `best_first` ranks them (an attempt of no questions
+    last)."""
+    now = now or timezone.now()
+    progress: dict[int, dict] = {}
+    best: dict[int, tuple[Decimal, datetime]] = {}
+    for attempt in attempts:
+        quiz_id, finished_at, score, total = (
+            attempt["quiz_id"],
+            attempt["finished_at"],
+            attempt["score"],
+            attempt["total"],
+        )
+        row = progress.setdefault(
+            quiz_id,
+            {
+                "in_progress": 0,
+                "overdue": 0,
+                "finished": 0,
+                "best_score": None,
+                "best_total": None,
+            },
+        )
+        if finished_at is None:
+            # Past the deadline and its grace: not finished yet because nothing read it.
+            row["overdue" if past_deadline(attempt["deadline"], now) else "in_progress"] += 1
+            continue
+        row["finished"] += 1
+        rank = (score / total if total else Decimal(-1), finished_at)
+        if quiz_id not in best or rank > best[quiz_id]:
+            best[quiz_id] = rank
+            row["best_score"], row["best_total"] = score, total
+    return progress
+
+
+class Attempt(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="attempts",
+        verbose_name=_("learner"),
+    )
+    quiz = models.ForeignKey(
+        Quiz, on_delete=models.PROTECT, related_name="attempts", verbose_name=_("quiz")
+    )
+    started_at = models.DateTimeField(_("started"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    # The sum of the answers' fractions: 3.5 out of 4.
+    score = models.DecimalField(_("score"), max_digits=9, decimal_places=4, default=Decimal(0))
+    # Number of questions the attempt was scored out of, fixed when it finishes so that
+    # questions added later do not change an old result.
+    total = models.PositiveSmallIntegerField(_("out of"), default=0)
+    # The quiz's settings as they were at the start: an instructor's change applies from the
+    # next start, never under a learner's feet.
+    feedback = models.CharField(
+        _("feedback"), max_length=10, choices=Quiz.Feedback.choices, default=Quiz.Feedback.IMMEDIATE
+    )
+    # No answer is taken after this (plus a grace for the network: quizzes.rules).
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
+    # {question id: [choice ids]}: this attempt's own order of choices, drawn at the start.
+    choice_order = models.JSONField(_("order of choices"), default=dict, blank=True)
+    # [question ids]: the questions this attempt drew at its start, in its order; empty for an
+    # attempt that drew none (every question of the quiz, in the quiz's order).
+    question_order = models.JSONField(_("questions drawn"), default=list, blank=True)
+
+    objects = AttemptQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name = _("attempt")
+        verbose_name_plural = _("attempts")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "quiz"],
+                condition=Q(finished_at__isnull=True),
+                name="one_attempt_in_progress_per_learner_and_quiz",
+            )
+        ]
+        indexes = [models.Index(fields=["user", "-started_at"], name="attempt_history_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.quiz} · {self.started_at:%Y-%m-%d %H:%M}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("quizzes:attempt", args=[self.pk])
+
+    @property
+    def is_finished(self) -> bool:
+        return self.finished_at is not None
+
+    @property
+    def is_deferred(self) -> bool:
+        return self.feedback == Quiz.Feedback.DEFERRED
+
+    @property
+    def shows_feedback(self) -> bool:
+        return attempt_shows_feedback(feedback=self.feedback, finished_at=self.finished_at)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.score / self.total) if self.total else 0
+
+
+class QuizOverride(models.Model):
+    """One learner's own settings for one quiz: more time and/or more attempts (for an
+    accommodation, a retake), applied from their next start."""
+
+    quiz = models.ForeignKey(
+        Quiz, on_delete=models.CASCADE, related_name="overrides", verbose_name=_("quiz")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="quiz_overrides",
+        verbose_name=_("learner"),
+    )
+    extra_time = models.DurationField(
+        _("extra time"),
+        null=True,
+        blank=True,
+        help_text=_("Added to the quiz's time limit, e.g. 00:10:00 for ten minutes."),
+    )
+    extra_attempts = models.PositiveSmallIntegerField(
+        _("extra attempts"),
+        default=0,
+        help_text=_("Added to the attempts the quiz allows (when it limits them)."),
+    )
+
+    class Meta:
+        verbose_name = _("learner override")
+        verbose_name_plural = _("learner overrides")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["quiz", "user"], name="one_override_per_learner_and_quiz"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.quiz}"
+
+
+class Answer(models.Model):
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt")
+    )
+    # PROTECT: deleting content that learners answered would silently rewrite their history.
+    question = models.ForeignKey(
+        Question, on_delete=models.PROTECT, related_name="answers", verbose_name=_("question")
+    )
+    # The choice picked (one answer, true or false); empty for the other kinds.
+    choice = models.ForeignKey(
+        Choice,
+        on_delete=models.PROTECT,
+        related_name="answers",
+        verbose_name=_("choice"),
+        null=True,
+        blank=True,
+    )
+    # Which choice was worth the whole mark when the learner answered, so a later change of
+    # the key changes neither the score nor the review (one answer, true or false).
+    correct_choice = models.ForeignKey(
+        Choice,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("correct choice"),
+        null=True,
+        blank=True,
+    )
+    # Several answers: the ids of the choices ticked, in the question's order.
+    choice_ids = models.JSONField(_("choices ticked"), default=list, blank=True)
+    # Several answers and numbers: the key when the learner answered, for the review —
+    # {choice id: weight} or [[value, tolerance, weight, accepted number id], ...].
+    key = models.JSONField(_("key when answered"), default=dict, blank=True)
+    # A numerical question's response, as the learner typed it once read.
+    number = models.DecimalField(
+        _("number"), max_digits=20, decimal_places=10, null=True, blank=True
+    )
+    # The share of the question's mark this answer earned, 0 to 1.
+    fraction = models.DecimalField(_("mark"), max_digits=5, decimal_places=4, default=Decimal(0))
+    # Whole mark earned (fraction 1): what "right" means in counts and analyses.
+    is_correct = models.BooleanField(_("correct"))
+    answered_at = models.DateTimeField(_("answered"), default=timezone.now)
+
+    class Meta:
+        ordering = ["attempt", "question__position"]
+        verbose_name = _("answer")
+        verbose_name_plural = _("answers")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["attempt", "question"], name="one_answer_per_question_in_attempt"
+            ),
+            models.CheckConstraint(
+                condition=Q(fraction__gte=0, fraction__lte=1), name="answer_fraction_0_to_1"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        response = self.choice_id or self.choice_ids or self.number
+        return f"{self.attempt_id}: {self.question_id} → {response}"
