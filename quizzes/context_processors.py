@@ -89,8 +89,11 @@ def _frame(language: str, script_prefix: str) -> Frame:
 
 
 def frame(request: HttpRequest) -> dict[str, object]:
+    """The page frame (`Frame`), looked up only by a template that shows it: a message or a
+    mail rendered with the request reads no static file's name."""
     language = (translation.get_language() or settings.LANGUAGE_CODE).split("-")[0]
-    return {"frame": _frame(language, get_script_prefix())}
+    prefix = get_script_prefix()
+    return {"frame": SimpleLazyObject(lambda: _frame(language, prefix))}
 
 
 def review_due(request: HttpRequest) -> dict[str, object]:
