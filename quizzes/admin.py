@@ -26,11 +26,16 @@ from .instructors.forms import (
     ChoiceInlineFormSet,
     NumericalAnswerInlineFormSet,
     QuestionForm,
+    QuestionInlineForm,
     QuestionInlineFormSet,
     QuizForm,
     QuizOverrideForm,
 )
-from .instructors.images import ChoiceInlineForm, RemovesImageFilesMixin
+from .instructors.images import (
+    AsksForImagesAgainMixin,
+    ChoiceInlineForm,
+    RemovesImageFilesMixin,
+)
 from .instructors.preview import QuestionPreviewMixin
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
@@ -95,14 +100,18 @@ class QuestionInline(BilingualFieldsMixin, NestedStackedInlineMixin, Translation
     move by dragging their heading, or by typing positions (the keyboard's way)."""
 
     model = Question
-    form = InlineRowForm
+    form = QuestionInlineForm
     formset = QuestionInlineFormSet
     inlines = [ChoiceInline, NumericalAnswerInline]
     sortable_field_name = "position"
     fields = [
         ("position", "kind"),
         ("prompt_en", "prompt_ar"),
+        "image",
+        ("image_alt_en", "image_alt_ar"),
         ("explanation_en", "explanation_ar"),
+        "explanation_image",
+        ("explanation_image_alt_en", "explanation_image_alt_ar"),
     ]
     extra = 0
     ordering = ["position"]
@@ -149,6 +158,7 @@ class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmi
 @admin.register(Quiz)
 class QuizAdmin(
     InstructorToolsMixin,
+    AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,
@@ -274,6 +284,7 @@ class QuizAdmin(
 class QuestionAdmin(
     KeepsLastQuestionOfPublishedQuizMixin,
     QuestionPreviewMixin,
+    AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,
