@@ -81,7 +81,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 INSTALLED_APPS = [
     # modeltranslation must come before the admin to patch its forms.
     "modeltranslation",
-    "django.contrib.admin",
+    # Django's admin, named Daleel's and with our apps first (config/admin_site.py).
+    "config.admin_site.DaleelAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -166,16 +166,15 @@ class QuizAdmin(
     TranslationAdmin,
 ):
     form = QuizForm
+    # Fits a 1280-pixel screen beside the admin's sidebar: the guide with the quiz's place in
+    # it in one column, the mode left to the filters, the Grades link right after the title.
     list_display = [
         "title",
+        "in_guide",
         "difficulty",
-        "guide",
-        "guide_position",
         "is_published",
-        "feedback",
         "question_count",
         "open_reports",
-        "updated_at",
     ]
     list_filter = ["difficulty", "is_published", "feedback", "guide"]
     search_fields = ["title_en", "title_ar", "description_en", "description_ar", "slug"]
@@ -217,6 +216,11 @@ class QuizAdmin(
     change_list_template = "admin/quizzes/quiz/change_list.html"
     change_form_template = "admin/quizzes/quiz/change_form.html"
     actions = ["export_gift", "export_attempts_csv", "duplicate"]
+
+    @admin.display(description=_("guide"), ordering="guide__title")
+    def in_guide(self, quiz: Quiz):
+        # "Guide title · 3": the quiz's place among the guide's quizzes.
+        return format_html("{} · {}", quiz.guide, quiz.guide_position)
 
     @admin.display(description=_("questions"), ordering="question_count")
     def question_count(self, quiz: Quiz) -> int:

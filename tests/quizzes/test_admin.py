@@ -411,3 +411,37 @@ def test_a_quiz_pages_question_with_two_correct_choices_is_refused_beside_it(adm
     group = page.split('id="questions-0-choices-group"')[1].split("djn-items")[0]
     assert "Only one choice may be marked correct; choices 1, 2 are." in group
     assert not quiz.questions.exists()
+
+
+def test_the_admin_is_named_daleels_and_lists_quizzes_first_and_lti_last(client):
+    client.force_login(make_user("root", is_staff=True, is_superuser=True))
+
+    page = client.get("/en/admin/").content.decode()
+    arabic = client.get("/ar/admin/").content.decode()
+
+    assert "Daleel administration" in page and "Django administration" not in page
+    assert "إدارة «دليل»" in arabic
+    apps = re.findall(r'class="app-([a-z_]+) module', page)
+    assert apps[0] == "quizzes" and apps[-1] == "lti", apps
+    assert apps.index("auth") < apps.index("lti")
+
+
+def test_the_quiz_list_shows_the_grades_link_right_after_the_title_and_fewer_columns(
+    admin_client,
+):
+    make_quiz(questions=2, title_en="Pipelines")
+
+    page = admin_client.get("/en/admin/quizzes/quiz/").content.decode()
+    sorted_by_guide = admin_client.get("/en/admin/quizzes/quiz/?o=3")
+
+    columns = re.findall(r'<th scope="col" class="[^"]*column-([a-z_]+)', page)
+    assert columns == [
+        "title",
+        "results_link",
+        "in_guide",
+        "difficulty",
+        "is_published",
+        "question_count",
+        "open_reports",
+    ]
+    assert sorted_by_guide.status_code == 200
