@@ -166,12 +166,12 @@ class QuizAdmin(
     TranslationAdmin,
 ):
     form = QuizForm
-    # Fits a 1280-pixel screen beside the admin's sidebar: the guide with the quiz's place in
-    # it in one column, the mode left to the filters, the Grades link right after the title.
+    # Fits a 1280-pixel screen beside the admin's sidebars: the guide with the quiz's place in
+    # it in one column, difficulty and mode left to the filters, the Grades link right after
+    # the title (quizzes.instructors.tools).
     list_display = [
         "title",
         "in_guide",
-        "difficulty",
         "is_published",
         "question_count",
         "open_reports",

@@ -11,7 +11,7 @@ from .models import Attempt, Guide, Quiz
 CHART_WIDTH = 640
 CHART_HEIGHT = 200
 CHART_PADDING = 16
-CHART_LABELS = 44
+CHART_LABELS = 56
 CHART_FOOT = 36
 CHART_ATTEMPTS = 30
 # One or two scores make no trend: a dot alone in an empty card says less than a bar.

@@ -439,7 +439,6 @@ def test_the_quiz_list_shows_the_grades_link_right_after_the_title_and_fewer_col
         "title",
         "results_link",
         "in_guide",
-        "difficulty",
         "is_published",
         "question_count",
         "open_reports",
