@@ -38,6 +38,21 @@ def assert_fits(page: Page, where: str) -> None:
     assert shape["scroll"] <= shape["client"], f"{where} runs off a phone ({page.url}): {shape}"
 
 
+def assert_labels_whole(page: Page, where: str) -> None:
+    """Every label of a chart lies inside its drawing: none cut at the edge ("Today" was
+    drawn "oday")."""
+    cut = page.evaluate(
+        """() => [...document.querySelectorAll("svg.due-chart, svg.chart__svg")].flatMap((svg) => {
+          const box = svg.getBoundingClientRect();
+          return [...svg.querySelectorAll("text")].filter((text) => {
+            const label = text.getBoundingClientRect();
+            return label.left < box.left - 0.5 || label.right > box.right + 0.5;
+          }).map((text) => text.textContent);
+        })"""
+    )
+    assert cut == [], f"chart labels cut on {where}: {cut}"
+
+
 def _admin_preview(scene: Scene) -> None:
     """The quiz as learners see it, from the admin ("Preview as a learner"), a step answered."""
     admin = factories.make_user("admin", is_staff=True, is_superuser=True)
@@ -65,6 +80,7 @@ def test_every_page_type_fits_a_phone(
     page.set_viewport_size(PHONE)
 
     assert_fits(page, f"{page_type} ({lang})")
+    assert_labels_whole(page, f"{page_type} ({lang})")
     if page_type in {"review-statistics", "history", "history-few"}:
         support.screenshot(page, screenshots_dir, f"phone-{page_type}-{lang}")
 
