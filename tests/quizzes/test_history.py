@@ -116,9 +116,9 @@ def test_the_line_chart_labels_its_dates_and_runs_from_the_right_in_arabic(learn
     right_to_left = score_chart(learner, right_to_left=True)
 
     # The time axis: the first and the last attempt's dates, and what the axes mean.
-    assert english.count("chart__label--date") == 2
+    assert english.count('class="chart__date"') == 2
     assert "Across: the day each attempt was finished. Up: its score." in english
-    assert arabic.count("chart__label--date") == 2
+    assert arabic.count('class="chart__date"') == 2
     # Oldest first: from the left in English, from the right in Arabic.
     xs = [point.x for point in left_to_right.points]
     assert xs == sorted(xs)
