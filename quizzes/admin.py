@@ -167,8 +167,8 @@ class QuizAdmin(
 ):
     form = QuizForm
     # Fits a 1280-pixel screen beside the admin's sidebars: the guide with the quiz's place in
-    # it in one column, difficulty and mode left to the filters, the Grades link right after
-    # the title (quizzes.instructors.tools).
+    # it in one column, difficulty and mode left to the filters, the Grades link first for
+    # those who may see grades (quizzes.instructors.tools); the title opens the quiz.
     list_display = [
         "title",
         "in_guide",
@@ -176,6 +176,7 @@ class QuizAdmin(
         "question_count",
         "open_reports",
     ]
+    list_display_links = ["title"]
     list_filter = ["difficulty", "is_published", "feedback", "guide"]
     search_fields = ["title_en", "title_ar", "description_en", "description_ar", "slug"]
     prepopulated_fields = {"slug": ["title_en"]}

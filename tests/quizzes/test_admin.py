@@ -426,21 +426,23 @@ def test_the_admin_is_named_daleels_and_lists_quizzes_first_and_lti_last(client)
     assert apps.index("auth") < apps.index("lti")
 
 
-def test_the_quiz_list_shows_the_grades_link_right_after_the_title_and_fewer_columns(
+def test_the_quiz_list_shows_the_grades_link_first_and_fewer_columns(
     admin_client,
 ):
     make_quiz(questions=2, title_en="Pipelines")
 
     page = admin_client.get("/en/admin/quizzes/quiz/").content.decode()
     sorted_by_guide = admin_client.get("/en/admin/quizzes/quiz/?o=3")
+    title_link = re.search(r'<th class="field-title"><a href="([^"]+)"', page)
 
     columns = re.findall(r'<th scope="col" class="[^"]*column-([a-z_]+)', page)
     assert columns == [
-        "title",
         "results_link",
+        "title",
         "in_guide",
         "is_published",
         "question_count",
         "open_reports",
     ]
     assert sorted_by_guide.status_code == 200
+    assert title_link and title_link[1].endswith("/change/")  # the title opens the quiz
