@@ -81,7 +81,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 INSTALLED_APPS = [
     # modeltranslation must come before the admin to patch its forms.
     "modeltranslation",
-    "django.contrib.admin",
+    # Django's admin, named Daleel's and with our apps first (config/admin_site.py).
+    "config.admin_site.DaleelAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -240,9 +241,14 @@ if REDIS_URL:
             },
         }
     }
-elif DEBUG:
+elif DEBUG and not env_bool("DALEEL_SHARED_DEV_CACHE", False):
+    # The test suite's processes: each its own memory, emptied between tests.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 else:
+    # With DEBUG on, every process that manage.py starts (manage.py sets
+    # DALEEL_SHARED_DEV_CACHE) shares this cache too: `make run`'s server, its task worker and
+    # a `manage.py shell`, so that a quiz a script adds shows in the catalog at once (the
+    # catalog's generation lives here: quizzes/content.py), as in production.
     # Without Redis, production still needs one cache that every process shares: a session
     # ended in one worker must not live on in another's memory. Django's database cache, in a
     # table that a migration creates (config/migrations), so `migrate` is all it needs.
@@ -444,6 +450,9 @@ else:
 # The site's public origin ("https://daleel.example.org"), for links made without a request:
 # the images of a GIFT file exported by `manage.py export_quiz`. Empty: the request's own.
 SITE_ORIGIN = os.environ.get("SITE_ORIGIN", "").strip().rstrip("/")
+# With DEBUG on and no SITE_ORIGIN, links made without a request (review reminders) point at
+# `make run`'s server, on the port it was given (`PORT=9000 make run`).
+DEV_SERVER_ORIGIN = f"http://127.0.0.1:{env_int('PORT', 8000)}"
 
 
 def media_origins() -> list[str]:

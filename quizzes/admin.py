@@ -26,11 +26,16 @@ from .instructors.forms import (
     ChoiceInlineFormSet,
     NumericalAnswerInlineFormSet,
     QuestionForm,
+    QuestionInlineForm,
     QuestionInlineFormSet,
     QuizForm,
     QuizOverrideForm,
 )
-from .instructors.images import ChoiceInlineForm, RemovesImageFilesMixin
+from .instructors.images import (
+    AsksForImagesAgainMixin,
+    ChoiceInlineForm,
+    RemovesImageFilesMixin,
+)
 from .instructors.preview import QuestionPreviewMixin
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
@@ -95,14 +100,18 @@ class QuestionInline(BilingualFieldsMixin, NestedStackedInlineMixin, Translation
     move by dragging their heading, or by typing positions (the keyboard's way)."""
 
     model = Question
-    form = InlineRowForm
+    form = QuestionInlineForm
     formset = QuestionInlineFormSet
     inlines = [ChoiceInline, NumericalAnswerInline]
     sortable_field_name = "position"
     fields = [
         ("position", "kind"),
         ("prompt_en", "prompt_ar"),
+        "image",
+        ("image_alt_en", "image_alt_ar"),
         ("explanation_en", "explanation_ar"),
+        "explanation_image",
+        ("explanation_image_alt_en", "explanation_image_alt_ar"),
     ]
     extra = 0
     ordering = ["position"]
@@ -149,6 +158,7 @@ class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmi
 @admin.register(Quiz)
 class QuizAdmin(
     InstructorToolsMixin,
+    AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,
@@ -156,17 +166,17 @@ class QuizAdmin(
     TranslationAdmin,
 ):
     form = QuizForm
+    # Fits a 1280-pixel screen beside the admin's sidebars: the guide with the quiz's place in
+    # it in one column, difficulty and mode left to the filters, the Grades link first for
+    # those who may see grades (quizzes.instructors.tools); the title opens the quiz.
     list_display = [
         "title",
-        "difficulty",
-        "guide",
-        "guide_position",
+        "in_guide",
         "is_published",
-        "feedback",
         "question_count",
         "open_reports",
-        "updated_at",
     ]
+    list_display_links = ["title"]
     list_filter = ["difficulty", "is_published", "feedback", "guide"]
     search_fields = ["title_en", "title_ar", "description_en", "description_ar", "slug"]
     prepopulated_fields = {"slug": ["title_en"]}
@@ -207,6 +217,11 @@ class QuizAdmin(
     change_list_template = "admin/quizzes/quiz/change_list.html"
     change_form_template = "admin/quizzes/quiz/change_form.html"
     actions = ["export_gift", "export_attempts_csv", "duplicate"]
+
+    @admin.display(description=_("guide"), ordering="guide__title")
+    def in_guide(self, quiz: Quiz):
+        # "Guide title · 3": the quiz's place among the guide's quizzes.
+        return format_html("{} · {}", quiz.guide, quiz.guide_position)
 
     @admin.display(description=_("questions"), ordering="question_count")
     def question_count(self, quiz: Quiz) -> int:
@@ -274,6 +289,7 @@ class QuizAdmin(
 class QuestionAdmin(
     KeepsLastQuestionOfPublishedQuizMixin,
     QuestionPreviewMixin,
+    AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,

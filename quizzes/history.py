@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .mastery import Level, guide_levels
 from .models import Attempt, Guide, Quiz
 
-CHART_WIDTH = 420
-CHART_HEIGHT = 160
-CHART_PADDING = 24
+# The canvas (SVG units): room at the start for the percent labels, at the foot for the dates.
+CHART_WIDTH = 640
+CHART_HEIGHT = 200
+CHART_PADDING = 16
+CHART_LABELS = 56
+CHART_FOOT = 36
 CHART_ATTEMPTS = 30
 # One or two scores make no trend: a dot alone in an empty card says less than a bar.
 CHART_LINE_MIN_POINTS = 3
@@ -46,11 +49,27 @@ class ChartPoint:
 
 
 @dataclass
+class ChartTick:
+    """A date under the line: the first attempt's, the last one's, one between."""
+
+    x: float
+    attempt: Attempt
+    anchor: str  # SVG text-anchor, so that the end labels stay inside the canvas
+
+
+@dataclass
 class ScoreChart:
+    """Scores over time, oldest first: from the left in English, from the right in Arabic (as
+    the page reads), the percent labels on the side the line starts."""
+
     points: list[ChartPoint]
+    right_to_left: bool = False
     width: int = CHART_WIDTH
     height: int = CHART_HEIGHT
     padding: int = CHART_PADDING
+    labels: int = CHART_LABELS
+    foot: int = CHART_FOOT
+    ticks: list[ChartTick] = field(default_factory=list)
 
     @property
     def is_line(self) -> bool:
@@ -62,8 +81,27 @@ class ScoreChart:
         return " ".join(f"{p.x:.1f},{p.y:.1f}" for p in self.points)
 
     @property
-    def right(self) -> int:
-        return self.width - self.padding
+    def plot_start(self) -> int:
+        """The plot's left edge."""
+        return self.padding if self.right_to_left else self.labels
+
+    @property
+    def plot_end(self) -> int:
+        """The plot's right edge."""
+        return self.width - (self.labels if self.right_to_left else self.padding)
+
+    @property
+    def label_x(self) -> int:
+        """Where the percent labels end (they are drawn anchored at their end)."""
+        return self.width - 4 if self.right_to_left else self.labels - 6
+
+    @property
+    def plot_bottom(self) -> float:
+        return self.height - self.foot
+
+    @property
+    def tick_y(self) -> float:
+        return self.plot_bottom + 22
 
     @property
     def gridlines(self) -> list[tuple[int, float]]:
@@ -71,11 +109,11 @@ class ScoreChart:
         return [(percent, self.y_for(percent)) for percent in (0, 50, 100)]
 
     def y_for(self, percent: float) -> float:
-        usable = self.height - 2 * self.padding
+        usable = self.plot_bottom - 2 * self.padding
         return self.padding + usable * (1 - percent / 100)
 
 
-def score_chart(user) -> ScoreChart:
+def score_chart(user, *, right_to_left: bool = False) -> ScoreChart:
     """The learner's last finished attempts, oldest first, placed on an SVG canvas."""
     attempts = list(
         Attempt.objects.finished()
@@ -84,12 +122,25 @@ def score_chart(user) -> ScoreChart:
         .order_by("-finished_at")[:CHART_ATTEMPTS]
     )
     attempts.reverse()
-    chart = ScoreChart(points=[])
-    usable_width = chart.width - 2 * chart.padding
+    chart = ScoreChart(points=[], right_to_left=right_to_left)
+    start, end = chart.plot_start + chart.padding, chart.plot_end - chart.padding
+    usable_width = end - start
     step = usable_width / max(len(attempts) - 1, 1)
     for index, attempt in enumerate(attempts):
-        x = chart.padding + (step * index if len(attempts) > 1 else usable_width / 2)
+        offset = step * index if len(attempts) > 1 else usable_width / 2
+        x = end - offset if right_to_left else start + offset
         chart.points.append(ChartPoint(x=x, y=chart.y_for(attempt.percent), attempt=attempt))
+    if chart.points:
+        # The dates read in the page's direction (text-anchor "start" is the right end of a
+        # right-to-left text): the oldest's starts at its point, the latest's ends at its.
+        ends = ("start", "end")
+        first, last = chart.points[0], chart.points[-1]
+        chart.ticks = [ChartTick(first.x, first.attempt, ends[0])]
+        if len(chart.points) >= 5:
+            middle = chart.points[len(chart.points) // 2]
+            chart.ticks.append(ChartTick(middle.x, middle.attempt, "middle"))
+        if len(chart.points) > 1:
+            chart.ticks.append(ChartTick(last.x, last.attempt, ends[1]))
     return chart
 
 

@@ -53,11 +53,11 @@ def profile_of_token(token: str) -> Profile | None:
 
 def site_origin() -> str:
     """Where the links of a mail sent without a request point: SITE_ORIGIN; while DEBUG is
-    on and it is unset, the development server."""
+    on and it is unset, the development server on its PORT (DEV_SERVER_ORIGIN)."""
     if settings.SITE_ORIGIN:
         return settings.SITE_ORIGIN
     if settings.DEBUG:
-        return "http://127.0.0.1:8000"
+        return settings.DEV_SERVER_ORIGIN
     raise RuntimeError("Reminders need SITE_ORIGIN, the site's public origin.")
 
 

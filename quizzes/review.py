@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import enum
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import cache as memoize
 
 from django.conf import settings
@@ -216,18 +216,66 @@ def _badge_key(user_id: int) -> str:
     return f"review-due-times:{user_id}"
 
 
-def review_due_badge(*, user_id: int, now: datetime | None = None) -> int:
-    """The number of review questions due, for the navigation: from the learner's kept due
-    times (one cache read), read again at most every BADGE_SECONDS."""
-    now = now or timezone.now()
-    key = _badge_key(user_id)
-    due_times = cache.get(key)
+@dataclass(frozen=True)
+class DueCounts:
+    """What is due, as the navigation's badge, the review page and the statistics all say it:
+    due now, and due later today (the learner's day, in their time zone), which a miss's
+    same-day relearning steps fill; `next_due` is when the soonest of the rest comes back."""
+
+    now: int
+    later_today: int
+    next_due: datetime | None
+
+    @property
+    def today(self) -> int:
+        return self.now + self.later_today
+
+
+def due_times_keep(user_id: int, due_times: list[float]) -> list[float]:
+    """Keep the learner's due times, just read, for the badge (BADGE_SECONDS): the page that
+    read them and the next ones count the same."""
+    due_times = sorted(due_times)
+    cache.set(_badge_key(user_id), due_times, BADGE_SECONDS)
+    return due_times
+
+
+def _due_times(user_id: int, *, fresh: bool = False) -> list[float]:
+    """The learner's due times, sorted: kept BADGE_SECONDS in the cache; `fresh` reads them
+    again (one statement) and keeps that."""
+    due_times = None if fresh else cache.get(_badge_key(user_id))
     if due_times is None:
-        due_times = sorted(
-            due.timestamp() for due in _offered(user_id).values_list("due", flat=True)
+        due_times = due_times_keep(
+            user_id, [due.timestamp() for due in _offered(user_id).values_list("due", flat=True)]
         )
-        cache.set(key, due_times, BADGE_SECONDS)
-    return bisect.bisect_right(due_times, now.timestamp())
+    return due_times
+
+
+def review_due_counts(
+    *, user_id: int, now: datetime | None = None, fresh: bool = False
+) -> DueCounts:
+    """The one count of what is due (see `DueCounts`), from the learner's kept due times, or
+    read afresh (`fresh`) by the pages that show the count beside what they offer."""
+    return due_counts_of(_due_times(user_id, fresh=fresh), now=now)
+
+
+def due_counts_of(due_times: list[float], *, now: datetime | None = None) -> DueCounts:
+    """`DueCounts` of these sorted due times (POSIX seconds) at `now`."""
+    now = now or timezone.now()
+    due_now = bisect.bisect_right(due_times, now.timestamp())
+    # The learner's next midnight (the active time zone is theirs: accounts.middleware).
+    local = timezone.localtime(now)
+    midnight = (local + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    due_today = bisect.bisect_left(due_times, midnight.timestamp())
+    next_due = None
+    if due_now < len(due_times):
+        next_due = datetime.fromtimestamp(due_times[due_now], tz=UTC)
+    return DueCounts(now=due_now, later_today=max(due_today - due_now, 0), next_due=next_due)
+
+
+def review_due_badge(*, user_id: int, now: datetime | None = None) -> int:
+    """The number of review questions due now, for the navigation: from the learner's kept due
+    times (one cache read), read again at most every BADGE_SECONDS."""
+    return review_due_counts(user_id=user_id, now=now).now
 
 
 def _badge_forget_if_due_soon(user_id: int, *dues: datetime) -> None:
@@ -241,18 +289,19 @@ def _badge_forget_if_due_soon(user_id: int, *dues: datetime) -> None:
         transaction.on_commit(lambda: cache.delete(key))
 
 
-def review_next_due_at(*, user_id: int) -> datetime | None:
-    return _offered(user_id).order_by("due").values_list("due", flat=True).first()
-
-
 @dataclass
 class ReviewStep:
     """A card shown for review, with its question as the quiz shows it (its content version,
-    quizzes/content.py)."""
+    quizzes/content.py), and what is due as the step is shown (None for a card shown again by
+    its address)."""
 
     card: ReviewCard
     question: QuestionData
-    due_count: int
+    due: DueCounts | None = None
+
+    @property
+    def due_count(self) -> int:
+        return self.due.now if self.due else 0
 
     @property
     def choices(self) -> tuple[ChoiceData, ...]:
@@ -276,7 +325,9 @@ def review_next(
     that practice goes through every card once. None when there is none."""
     now = now or timezone.now()
     cards = _offered(user_id).select_related("question__quiz").order_by("due", "pk")
-    due_count = review_due_count(user_id=user_id, now=now)
+    # Read afresh: the page says how many are due beside the card it offers, and the
+    # navigation's badge shows the same number.
+    due = review_due_counts(user_id=user_id, now=now, fresh=True)
     if not practise:
         cards = cards.filter(due__lte=now)
     else:
@@ -290,7 +341,7 @@ def review_next(
     for card in cards[:PRACTICE_SIZE]:
         question = _with_content(card)
         if question is not None:
-            return ReviewStep(card=card, question=question, due_count=due_count)
+            return ReviewStep(card=card, question=question, due=due)
     return None
 
 
@@ -333,7 +384,7 @@ def review_card_for(*, user_id: int, card_id: int) -> ReviewStep:
     question = _with_content(card) if card is not None else None
     if card is None or question is None:
         raise ReviewNotFound
-    return ReviewStep(card=card, question=question, due_count=0)
+    return ReviewStep(card=card, question=question)
 
 
 def review_submit(
@@ -431,7 +482,7 @@ def review_answer_for(*, user_id: int, answer_id: int) -> ReviewOutcome:
     return ReviewOutcome(
         Review.ANSWERED,
         answer=RecordedAnswer.of(answer, question),
-        step=ReviewStep(card=answer.card, question=question, due_count=0),
+        step=ReviewStep(card=answer.card, question=question),
         ratings=_ratings_of(answer),
     )
 

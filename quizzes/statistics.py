@@ -11,7 +11,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from .models import ReviewAnswer, ReviewCard
-from .review import cards_offered
+from .review import DueCounts, cards_offered, due_counts_of, due_times_keep
 
 DAYS_AHEAD = 30
 RETENTION_DAYS = 30
@@ -31,6 +31,7 @@ class ReviewStatistics:
     reviews_recent: int  # in the last RETENTION_DAYS
     right_recent: int
     states: dict[str, int]  # new, learning, review, relearning
+    due: DueCounts  # due now and later today, as the review page and the badge say
 
     @property
     def retention(self) -> int | None:
@@ -64,7 +65,9 @@ def review_statistics(*, user_id: int, now: datetime | None = None) -> ReviewSta
     counts = [0] * (DAYS_AHEAD + 1)
     later = 0
     states = dict.fromkeys(("new", "learning", "review", "relearning"), 0)
+    due_times = []
     for due, state, reviews in cards_offered(user_id).values_list("due", "state", "reviews"):
+        due_times.append(due.timestamp())
         states[_state(state, reviews)] += 1
         offset = max((timezone.localdate(due) - today).days, 0)
         if offset <= DAYS_AHEAD:
@@ -84,6 +87,8 @@ def review_statistics(*, user_id: int, now: datetime | None = None) -> ReviewSta
         reviews_recent=answers["recent"],
         right_recent=answers["right"],
         states=states,
+        # The same read as the badge's: kept for it, so that the page and it agree.
+        due=due_counts_of(due_times_keep(user_id, due_times), now=now),
     )
 
 
@@ -98,6 +103,8 @@ class Bar:
 
 
 CHART_WIDTH, CHART_HEIGHT, BAR_GAP = 620, 160, 4
+# Drawn either side of the bars: "Today" and a date are wider than the bar they name.
+CHART_MARGIN = 32
 
 
 def chart_bars(stats: ReviewStatistics, *, right_to_left: bool) -> list[Bar]:

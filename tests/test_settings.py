@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     # A clean environment, as an operator's shell would be (the browser tests set extra flags).
     ignored = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "DATABASE_URL", "REDIS_URL"}
-    ignored |= {"BEHIND_TLS_PROXY", "TRUSTED_PROXIES", "TRUSTED_PROXY_COUNT"}
+    ignored |= {"BEHIND_TLS_PROXY", "TRUSTED_PROXIES", "TRUSTED_PROXY_COUNT", "PORT"}
     environment = {k: v for k, v in os.environ.items() if k not in ignored}
     environment.update(env)
     return subprocess.run(
@@ -64,7 +64,9 @@ def test_the_site_refuses_to_start_with_a_trusted_proxy_that_is_no_address():
     assert "TRUSTED_PROXIES: 'load-balancer' is not an address" in result.stderr
 
 
-def test_without_redis_production_shares_the_database_cache_and_only_debug_keeps_memory():
+def test_without_redis_every_manage_py_process_shares_the_database_cache_and_tests_keep_memory(
+    settings,
+):
     show = "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])"
     production = {
         "DEBUG": "false",
@@ -73,8 +75,45 @@ def test_without_redis_production_shares_the_database_cache_and_only_debug_keeps
     }
     shared = _run_manage("shell", "--no-imports", "-c", show, **production)
     local = _run_manage("shell", "--no-imports", "-c", show, DEBUG="true")
-    assert shared.stdout.strip() == "django.core.cache.backends.db.DatabaseCache", shared.stderr
-    assert local.stdout.strip() == "django.core.cache.backends.locmem.LocMemCache", local.stderr
+    database = "django.core.cache.backends.db.DatabaseCache"
+    assert shared.stdout.strip() == database, shared.stderr
+    # `make run`, its worker and `manage.py shell` under DEBUG: one cache between them.
+    assert local.stdout.strip() == database, local.stderr
+    # This test process did not start through manage.py: its own memory, emptied per test.
+    assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+
+
+def test_a_catalog_change_made_in_a_shell_reaches_the_development_server(tmp_path):
+    """Two manage.py processes under DEBUG (a `make run` server and a shell, say): the catalog
+    generation one moves is the one the other reads, so a quiz a script adds is listed at
+    once rather than after the listings' five minutes."""
+    database = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    migrated = _run_manage("migrate", "--noinput", "-v0", **database)
+    assert migrated.returncode == 0, migrated.stderr
+    read = "from quizzes.content import catalog_generation; print(catalog_generation())"
+    change = (
+        "from quizzes.content import content_changed; from quizzes.models import Quiz; "
+        "content_changed(quiz=Quiz.objects.all())"
+    )
+
+    before = _run_manage("shell", "--no-imports", "-c", read, **database)
+    changed = _run_manage("shell", "--no-imports", "-c", change, **database)
+    after = _run_manage("shell", "--no-imports", "-c", read, **database)
+
+    assert changed.returncode == 0, changed.stderr
+    assert int(after.stdout) > int(before.stdout), (before.stderr, after.stderr)
+
+
+def test_development_links_made_without_a_request_use_the_port_make_run_was_given():
+    show = "from quizzes.reminders import site_origin; print(site_origin())"
+
+    default = _run_manage("shell", "--no-imports", "-c", show, DEBUG="true", SITE_ORIGIN="")
+    chosen = _run_manage(
+        "shell", "--no-imports", "-c", show, DEBUG="true", SITE_ORIGIN="", PORT="9001"
+    )
+
+    assert default.stdout.strip() == "http://127.0.0.1:8000", default.stderr
+    assert chosen.stdout.strip() == "http://127.0.0.1:9001", chosen.stderr
 
 
 def test_on_postgresql_statements_are_prepared_after_five_uses_unless_the_operator_says_off():

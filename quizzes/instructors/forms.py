@@ -20,9 +20,10 @@ from ..models import (
     validate_numerical_answers,
 )
 from ..text import TEXT_MAX_LENGTH
-from .images import ImageFormMixin
+from .gift_items import FALSE, TRUE
+from .images import ImageFormMixin, InlineImageInput
 from .imports import PLACEHOLDER_GUIDE_SLUG
-from .reordering import ReorderableInlineFormSet, live_forms
+from .reordering import InlineRowForm, ReorderableInlineFormSet, live_forms
 
 # Rows for the translated text areas: enough to read a prompt or an explanation whole.
 TEXTAREA_ROWS = {"prompt": 3, "explanation": 5, "description": 3, "feedback": 2}
@@ -37,7 +38,7 @@ class BilingualFieldsMixin:
 
     class Media:
         css = {"all": ["admin/daleel-admin.css"]}
-        js = ["admin/daleel-reorder.js"]
+        js = ["admin/daleel-reorder.js", "admin/daleel-kinds.js"]
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
@@ -98,10 +99,14 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
         if any(self.errors):
             return
         forms = live_forms(self)
-        if not forms and self.is_nested:
-            # A question on the quiz's page whose choices are not edited there: a draft may
-            # have none yet, and publishing checks them (QuestionInlineFormSet).
+        if not self.parent_row_stays():
             return
+        if not forms and self.rows_stored_unseen().exists():
+            # Stored choices this page did not post (saved since it was opened): publishing
+            # checks them with the rest (QuestionInlineFormSet).
+            return
+        # The same rules on the quiz's page as on the question's own: a question of choices
+        # saved without any is refused on both.
         kind = getattr(self.instance, "kind", Question.Kind.SINGLE)
         marks = [bool(form.cleaned_data.get("is_correct")) for form in forms]
         typed = [form.cleaned_data.get("fraction") for form in forms]
@@ -140,7 +145,9 @@ class NumericalAnswerInlineFormSet(ReorderableInlineFormSet):
         if any(self.errors):
             return
         forms = live_forms(self)
-        if not forms and self.is_nested:
+        if not self.parent_row_stays():
+            return
+        if not forms and self.rows_stored_unseen().exists():
             return  # as for choices: publishing checks them
         if getattr(self.instance, "kind", None) != Question.Kind.NUMERICAL:
             if forms:
@@ -227,7 +234,34 @@ def _nested_rows(form) -> dict[type, list] | None:
     return rows
 
 
-class QuestionForm(ImageFormMixin, forms.ModelForm):
+class KindShapesFormMixin(forms.ModelForm):
+    """A question's kind shapes its form (static/admin/daleel-kinds.js): the sections it does
+    not use are hidden, and true or false is given its two choices, written in both languages
+    as the GIFT import writes them; the instructor ticks the right one. Without JavaScript
+    every section shows, and the formsets check the same rules either way."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if "kind" in self.fields:
+            self.fields["kind"].widget.attrs.update(
+                {
+                    "data-question-kind": "",
+                    "data-true-en": TRUE.en,
+                    "data-true-ar": TRUE.ar,
+                    "data-false-en": FALSE.en,
+                    "data-false-ar": FALSE.ar,
+                }
+            )
+
+
+class QuestionInlineForm(KindShapesFormMixin, ImageFormMixin, InlineRowForm):
+    """A question's row on its quiz's page, with its images, as on the question's own page."""
+
+    class Meta:
+        widgets = {"image": InlineImageInput, "explanation_image": InlineImageInput}
+
+
+class QuestionForm(KindShapesFormMixin, ImageFormMixin, forms.ModelForm):
     """A question's own page: its position may be left empty, to put it after the others; its
     images are checked and re-encoded (`ImageFormMixin`)."""
 

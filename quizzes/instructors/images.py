@@ -51,6 +51,13 @@ FORMAT_ERROR = _(
     "Upload a PNG, JPEG, WebP or GIF image; this file is not one (SVG and other formats are "
     "not accepted). Nothing was stored."
 )
+ORPHAN_ALT_ERROR = _(
+    "This text describes an image, and there is none: choose the image, or empty this field."
+)
+CHOOSE_AGAIN_ERROR = _(
+    "Choose this image again: a page sent back with errors cannot keep a chosen file, so "
+    "nothing of it was stored."
+)
 UNREADABLE_ERROR = _(
     "This image could not be read; save it again as PNG, JPEG, WebP or GIF and upload that. "
     "Nothing was stored."
@@ -187,6 +194,12 @@ class ImageFormMixin(forms.ModelForm):
                         "text), or remove the image."
                     ),
                 )
+            if not has_image and name not in self.errors:
+                # An alt text describes an image: alone it would be read out for nothing, and
+                # it most often means the image itself was lost on the way.
+                for orphan in (f"{name}_alt_en", f"{name}_alt_ar"):
+                    if orphan in self.fields and (cleaned_data.get(orphan) or "").strip():
+                        self.add_error(orphan, ORPHAN_ALT_ERROR)
         return cleaned_data
 
     def save(self, commit: bool = True):
@@ -212,6 +225,43 @@ class ChoiceInlineForm(ImageFormMixin, InlineRowForm):
 
     class Meta:
         widgets = {"image": InlineImageInput}
+
+
+def _forms_of(formsets: Iterable) -> Iterable[forms.BaseForm]:
+    """Every row of these formsets and of the formsets nested in their rows."""
+    for formset in formsets:
+        for form in formset.forms:
+            yield form
+            yield from _forms_of(getattr(form, "nested_formsets", []))
+
+
+class AsksForImagesAgainMixin:
+    """For the admins of quizzes and questions. A browser cannot show a chosen file again, so
+    a page sent back with errors anywhere (a choice not marked correct, say) would come back
+    with its image fields silently empty, and the next save would store the question without
+    its image. Beside every image field that held a file, the page says to choose it again
+    (and an alt text left without its image is refused, `ImageFormMixin`)."""
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        if request.method == "POST":
+            adminform = context.get("adminform")
+            rows = [adminform.form] if adminform is not None else []
+            inlines = context.get("inline_admin_formsets") or []
+            rows += _forms_of(inline.formset for inline in inlines)
+            for form in rows:
+                _ask_for_images_again(form)
+        return super().render_change_form(request, context, *args, **kwargs)
+
+
+def _ask_for_images_again(form: forms.BaseForm) -> None:
+    if not form.is_bound:
+        return
+    for name in IMAGE_FIELDS.get(type(getattr(form, "instance", None)), ()):
+        if name not in form.fields or form.errors.get(name):
+            continue
+        chosen = form.files.get(form.add_prefix(name))
+        if chosen:
+            form.add_error(name, CHOOSE_AGAIN_ERROR)
 
 
 def image_names(*, questions: QuerySet[Question]) -> set[str]:

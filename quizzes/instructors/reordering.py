@@ -92,6 +92,16 @@ class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
             pk__in=seen
         )
 
+    def parent_row_stays(self) -> bool:
+        """Whether the row these rows belong to will be stored: on the quiz's page a question
+        ticked "Delete", or added and left blank, takes its choices' checks with it."""
+        parent = getattr(self, "parent_form", None)
+        if parent is None:
+            return True
+        if getattr(parent, "cleaned_data", {}).get("DELETE"):
+            return False
+        return bool(parent.instance.pk) or parent.has_changed()
+
     def add_fields(self, form, index) -> None:
         super().add_fields(form, index)
         if "position" in form.fields:

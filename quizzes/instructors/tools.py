@@ -123,7 +123,8 @@ class InstructorToolsMixin:
     def get_list_display(self, request):
         columns = list(super().get_list_display(request))
         if self.has_view_attempts_permission(request):
-            columns.append("results_link")
+            # First: the link instructors come to the list for (the title opens the quiz).
+            columns.insert(0, "results_link")
         return columns
 
     @admin.display(description=gettext_lazy("results"))

@@ -1,16 +1,20 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 from django import template
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html, linebreaks
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, get_language_bidi
+from django.utils.translation import get_language, get_language_bidi, gettext, ngettext
 
 from ..grading import format_mark
 from ..text import rendered, unwrap_paragraph
@@ -215,3 +219,37 @@ def to_json(value) -> str:
     """`value` as JSON text, for a hidden element that a static script reads (allauth's
     passkey pages): a <script type="application/json"> would be inline."""
     return json.dumps(value, cls=DjangoJSONEncoder)
+
+
+@register.filter
+def comes_back(due: datetime | None, today: str = "") -> str:
+    """When a review question is due, as the learner's day goes: "now", "in 5 minutes",
+    "later today at 14:05", "tomorrow at 09:00", "on 3 December 2026" (the learner's time
+    zone is the active one: no zone is named). With `today` ("today"), a sentence that says
+    "later today" already: "at 14:05"."""
+    if due is None:
+        return ""
+    now = timezone.now()
+    seconds = (due - now).total_seconds()
+    if seconds <= 0:
+        return gettext("now")
+    if seconds < 60 * 60:
+        count = max(1, math.ceil(seconds / 60))
+        return ngettext("in %(count)d minute", "in %(count)d minutes", count) % {"count": count}
+    local = timezone.localtime(due)
+    days = (local.date() - timezone.localdate(now)).days
+    time = date_format(local, "TIME_FORMAT")
+    if days == 0:
+        if today:
+            return gettext("at %(time)s") % {"time": time}
+        return gettext("later today at %(time)s") % {"time": time}
+    if days == 1:
+        return gettext("tomorrow at %(time)s") % {"time": time}
+    return gettext("on %(date)s") % {"date": date_format(local, "DATE_FORMAT")}
+
+
+@register.filter
+def missed_count(review) -> int:
+    """How many questions of an attempt's answers (its result's `review` rows) were answered
+    and not right: the questions the spaced review brings back."""
+    return sum(1 for _question, answer, _verdicts in review if answer and not answer.is_correct)

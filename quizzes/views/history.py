@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -33,7 +34,7 @@ def history(request: LearnerRequest) -> HttpResponse:
     )
     page = Paginator(attempts, 20).get_page(request.GET.get("page"))
     summaries = history_stats.per_quiz(request.user)
-    chart = history_stats.score_chart(request.user)
+    chart = history_stats.score_chart(request.user, right_to_left=get_language_bidi())
     guides = history_stats.guide_mastery(request.user, summaries)
     return render(
         request,

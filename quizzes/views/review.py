@@ -29,12 +29,19 @@ from ..review import (
     practice_grade,
     review_answer_for,
     review_card_for,
+    review_due_counts,
     review_next,
-    review_next_due_at,
     review_rate,
     review_submit,
 )
-from ..statistics import BAR_GAP, CHART_HEIGHT, CHART_WIDTH, chart_bars, review_statistics
+from ..statistics import (
+    BAR_GAP,
+    CHART_HEIGHT,
+    CHART_MARGIN,
+    CHART_WIDTH,
+    chart_bars,
+    review_statistics,
+)
 from .common import LearnerRequest, answer_data, learner_required
 
 TEMPLATE = "quizzes/review.html"
@@ -70,8 +77,15 @@ def _render(
         "practise": practise,
         "ratings": [(rating.value, RATING_LABELS[rating], str(rating.value)) for rating in ratings],
     }
+    # One count of what is due, said on the page and in the navigation's badge alike: read
+    # afresh with the card offered (`review_next`), or from the times that read kept.
+    due = step.due if step is not None and step.due is not None else None
+    if due is None:
+        due = review_due_counts(user_id=request.user.pk)
+    context["due"] = due
+    context["review_due"] = due.now
     if step is None:
-        context["next_due_at"] = review_next_due_at(user_id=request.user.pk)
+        context["next_due_at"] = due.next_due
     htmx_swap = request.htmx and not request.htmx.history_restore_request
     template = f"{TEMPLATE}#step" if htmx_swap else TEMPLATE
     return render(request, template, context, status=status)
@@ -197,9 +211,15 @@ def review_statistics_page(request: LearnerRequest) -> HttpResponse:
         request,
         "quizzes/review_statistics.html",
         {
+            # Read with the cards, as the review page reads it: both and the badge agree.
+            "due": stats.due,
+            "review_due": stats.due.now,
             "stats": stats,
             "bars": bars,
             "chart_width": CHART_WIDTH,
+            # Room either side for the first and last dates, drawn centred under their bars.
+            "chart_left": -CHART_MARGIN,
+            "chart_span": CHART_WIDTH + 2 * CHART_MARGIN,
             "chart_height": CHART_HEIGHT,
             "bar_width": round(CHART_WIDTH / len(bars) - BAR_GAP, 2),
         },

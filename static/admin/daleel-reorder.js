@@ -22,3 +22,44 @@ document.addEventListener("change", (event) => {
   const last = rows[rows.length - 1];
   list.insertBefore(row, before ?? (last ? last.nextSibling : null));
 });
+
+// A position the instructor typed, as opposed to one the library wrote.
+document.addEventListener("input", (event) => {
+  const input = event.target;
+  if (input instanceof HTMLInputElement && /-position$/.test(input.name)) {
+    input.dataset.typed = "";
+  }
+});
+
+// django-nested-admin numbers every row from 0 whenever a row is added, moved or removed
+// ("Position: 0" on the first, and a new row numbered before it is saved). Positions are
+// 1, 2, … here, as they are stored; a new row at the end stays empty, which puts it after
+// the others when saved (the help text's promise), unless it was moved or given a number.
+function renumber(group) {
+  const rows = [...group.querySelectorAll(".djn-inline-form:not(.djn-empty-form)")].filter(
+    (row) => row.closest(".djn-group") === group && !/-empty$/.test(row.id),
+  );
+  const stored = (row) => row.dataset.isInitial === "true";
+  const lastStored = rows.findLastIndex(stored);
+  rows.forEach((row, index) => {
+    const field = [...row.querySelectorAll('input[name$="-position"]')].find(
+      (input) => input.closest(".djn-inline-form") === row,
+    );
+    if (!field) return;
+    if (!stored(row) && index > lastStored && !("typed" in field.dataset)) {
+      field.value = "";
+    } else if (field.value !== "") {
+      field.value = String(index + 1);
+    }
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const jQuery = window.django && window.django.jQuery;
+  if (!jQuery) return;
+  // The library announces its changes as jQuery events, after it has numbered the rows.
+  jQuery(document).on("djnesting:mutate", (_event, inline) => {
+    const group = inline && (inline.jquery ? inline[0] : inline);
+    if (group instanceof HTMLElement) renumber(group);
+  });
+});

@@ -3,6 +3,9 @@
 (function () {
   "use strict";
 
+  // What only works with this script (the review's keys) says so only with it: see .key-hint.
+  document.documentElement.classList.add("has-script");
+
   function announce(area) {
     var step = area.querySelector("[data-announce]");
     var announcer = document.getElementById("announcer");

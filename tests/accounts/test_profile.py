@@ -111,3 +111,22 @@ def test_the_admin_refuses_an_email_another_account_uses(admin_client):
     assert "Another account uses this email address" in response.content.decode()
     huda.refresh_from_db()
     assert huda.email == "" and omar.email == "omar@example.org"
+
+
+def test_the_profile_shows_the_email_address_and_whether_it_is_verified(client):
+    verified = make_user("huda", email="huda@example.org")
+    pending = make_user("omar", email="omar@example.org", verified=False)
+    without = make_user("salma")
+
+    pages = {}
+    for user in (verified, pending, without):
+        client.force_login(user)
+        pages[user.username] = client.get("/en/accounts/profile/").content.decode()
+    arabic = client.get("/ar/accounts/profile/").content.decode()
+
+    assert "<dt><bdi>huda@example.org</bdi></dt>" in pages["huda"]
+    assert "<dd>Verified</dd>" in pages["huda"]
+    assert "<dt><bdi>omar@example.org</bdi></dt>" in pages["omar"]
+    assert "Not verified yet: open the link we sent to it." in pages["omar"]
+    assert "No email address yet" in pages["salma"]
+    assert "لا بريد إلكتروني بعد" in arabic

@@ -105,3 +105,22 @@ def test_the_data_download_says_which_factors_without_their_secrets(client):
         {"email": "amina@example.org", "verified": True, "primary": True}
     ]
     assert secret not in str(document)
+
+
+def test_the_second_factor_page_has_one_main_button_and_cancel_as_a_link(required):
+    instructor = make_instructor("ustadha")
+    _with_totp(instructor)
+    client = Client()
+    client.post("/en/accounts/login/", {"login": "ustadha", "password": PASSWORD})
+
+    page = client.get("/en/accounts/2fa/authenticate/").content.decode()
+
+    main = page.split('<main id="main"', 1)[1].split("</main>", 1)[0]
+    assert main.count("button--primary") == 1  # "Sign in", and nothing else looks like it
+    assert '<button type="submit" class="link-button">Cancel</button>' in main
+    # The passkey's form holds hidden fields only: not drawn as an empty card.
+    assert (
+        '<form id="webauthn_form" method="post" action="/en/accounts/2fa/authenticate/" hidden>'
+        in main
+    )
+    assert 'id="mfa_webauthn_authenticate" type="button" class="button">' in main

@@ -124,7 +124,7 @@ def test_learner_pages_show_day_first_dates_and_percentages_in_order_in_arabic(
     # The two missed questions come back the same day (learning steps of minutes, not days):
     # both are due already, counted in Arabic's dual.
     page.goto("/ar/review/")
-    expect(page.locator("main")).to_contain_text("سؤالان مستحقان للمراجعة")
+    expect(page.locator("main")).to_contain_text("سؤالان مستحقان الآن")
     support.screenshot(page, screenshots_dir, "formats-review-ar")
 
     # Two days on both are due: the badge shows 2, its hidden label reads after its number.

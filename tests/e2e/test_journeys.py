@@ -198,7 +198,7 @@ def test_the_history_lists_the_attempt(page: Page, signed_in, seeded, quiz):
     in_progress = rows.filter(has_text=other.title_en)
     expect(in_progress).to_contain_text("In progress")
 
-    finished.get_by_role("link", name="Review").click()
+    finished.get_by_role("link", name="Answers").click()
     expect(page).to_have_url(re.compile(r"/result/$"))
     expect(page.locator(".score-summary__big")).to_have_text("7 / 8")
     page.go_back()

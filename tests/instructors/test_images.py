@@ -577,3 +577,77 @@ def test_a_long_animation_of_large_frames_is_refused_before_it_is_decoded(monkey
 
     assert refused.value.code == "image_too_long"
     assert refused.value.params == {"frames": 2, "width": 12, "height": 12}
+
+
+def _without_a_correct_mark(question: Question) -> dict:
+    """The question's page as a newcomer posts it having forgotten to tick "Correct"."""
+    data = question_post(question)
+    for key in [key for key in data if key.endswith("-is_correct")]:
+        del data[key]
+    return data
+
+
+def test_an_image_chosen_on_a_page_refused_for_another_reason_is_asked_for_again(
+    admin_client, question, django_capture_on_commit_callbacks
+):
+    data = _without_a_correct_mark(question) | {
+        "image": upload("figure.png", png()),
+        "image_alt_en": "A blue square.",
+    }
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
+
+    assert response.status_code == 200
+    errors = page_errors(response)
+    assert "Mark one choice as correct." in errors
+    assert "Choose this image again" in errors
+    # Beside the image field: its error list comes before the file input.
+    page = response.content.decode()
+    assert page.index("Choose this image again") < page.index('name="image"')
+    assert stored_files() == []
+    question.refresh_from_db()
+    assert not question.image
+
+
+def test_an_alt_text_left_without_its_image_is_refused(admin_client, question):
+    response = save_question(admin_client, question, image_alt_en="A blue square.")
+
+    assert response.status_code == 200
+    assert "This text describes an image, and there is none" in page_errors(response)
+    question.refresh_from_db()
+    assert not question.image_alt_en
+
+
+def test_an_alt_text_of_a_choice_without_its_image_is_refused_on_its_row(admin_client, question):
+    data = question_post(question) | {"choices-0-image_alt_ar": "مربع أزرق."}
+
+    response = admin_client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
+
+    assert response.status_code == 200
+    assert "This text describes an image, and there is none" in page_errors(response)
+
+
+def test_the_quizs_page_edits_a_questions_images_and_asks_for_them_again_when_refused(
+    admin_client, question, django_capture_on_commit_callbacks
+):
+    from tests.admin_posts import question_rows, save_quiz
+
+    quiz = question.quiz
+    rows = question_rows(quiz)
+    rows[0] |= {"image": upload("figure.png", png()), "image_alt_en": "A blue square."}
+    refused_rows = [dict(row) for row in rows]
+    refused_rows[1]["prompt_en"] = ""  # a question without its prompt
+
+    refused = save_quiz(admin_client, quiz, refused_rows)
+    rows[0]["image"] = upload("figure.png", png())
+    with django_capture_on_commit_callbacks(execute=True):
+        saved = save_quiz(admin_client, quiz, rows)
+
+    assert refused.status_code == 200
+    assert "Choose this image again" in page_errors(refused)
+    assert saved.status_code == 302, page_errors(saved)
+    question.refresh_from_db()
+    assert question.image.name.endswith(".png")
+    assert question.image_alt_en == "A blue square."
+    assert stored_files() == [question.image.name.split("/")[-1]]

@@ -125,17 +125,20 @@ def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
                     "explanation_en": "Idle time.",
                     "explanation_ar": "وقت الخمول.",
                 }
+                | inline(
+                    "choices",
+                    [
+                        {"text_en": f"Option {i}", "text_ar": f"الخيار {i}"}
+                        | ({"is_correct": "on"} if i == 2 else {})
+                        for i in (1, 2, 3)
+                    ],
+                )
             ],
         ),
     )
     assert response.status_code == 302, response.content.decode()[:3000]
     quiz = Quiz.objects.get(slug="pipelines")
     question = quiz.questions.get()
-    response = admin_client.post(
-        f"/en/admin/quizzes/question/{question.pk}/change/",
-        _question_post(quiz, [(1, False), (2, True), (3, False)]),
-    )
-    assert response.status_code == 302, response.content.decode()[:3000]
     assert question.choices.filter(is_correct=True).get().text_ar == "الخيار 2"
     assert quiz.title_ar == "خطوط المعالجة"
 
@@ -192,14 +195,15 @@ def test_the_admin_stops_a_broken_question_with_a_clear_message(
     assert (Question.objects.count(), Choice.objects.count()) == before
 
 
-def test_the_admin_refuses_to_publish_a_quiz_with_an_incomplete_question(admin_client):
+@pytest.mark.parametrize("published", [True, False])
+def test_the_quiz_page_refuses_a_question_without_choices_published_or_not(admin_client, published):
     guide = make_guide()
     data = {
         "title_en": "Half done",
         "slug": "half-done",
         "difficulty": "easy",
         "guide": str(guide.pk),
-        "is_published": "on",
+        "feedback": "immediate",
     } | inline(
         "questions",
         [
@@ -211,9 +215,14 @@ def test_the_admin_refuses_to_publish_a_quiz_with_an_incomplete_question(admin_c
             }
         ],
     )
+    if published:
+        data["is_published"] = "on"
     response = admin_client.post("/en/admin/quizzes/quiz/add/", data)
     assert response.status_code == 200
-    assert "complete these questions" in response.content.decode()
+    page = response.content.decode()
+    group = page.split('id="questions-0-choices-group"')[1].split("djn-items")[0]
+    # As the question's own page says it (test_admin.py's parametrised refusals).
+    assert "A question needs at least two choices." in group
     assert not Quiz.objects.filter(slug="half-done").exists()
 
 
@@ -402,3 +411,38 @@ def test_a_quiz_pages_question_with_two_correct_choices_is_refused_beside_it(adm
     group = page.split('id="questions-0-choices-group"')[1].split("djn-items")[0]
     assert "Only one choice may be marked correct; choices 1, 2 are." in group
     assert not quiz.questions.exists()
+
+
+def test_the_admin_is_named_daleels_and_lists_quizzes_first_and_lti_last(client):
+    client.force_login(make_user("root", is_staff=True, is_superuser=True))
+
+    page = client.get("/en/admin/").content.decode()
+    arabic = client.get("/ar/admin/").content.decode()
+
+    assert "Daleel administration" in page and "Django administration" not in page
+    assert "إدارة «دليل»" in arabic
+    apps = re.findall(r'class="app-([a-z_]+) module', page)
+    assert apps[0] == "quizzes" and apps[-1] == "lti", apps
+    assert apps.index("auth") < apps.index("lti")
+
+
+def test_the_quiz_list_shows_the_grades_link_first_and_fewer_columns(
+    admin_client,
+):
+    make_quiz(questions=2, title_en="Pipelines")
+
+    page = admin_client.get("/en/admin/quizzes/quiz/").content.decode()
+    sorted_by_guide = admin_client.get("/en/admin/quizzes/quiz/?o=3")
+    title_link = re.search(r'<th class="field-title"><a href="([^"]+)"', page)
+
+    columns = re.findall(r'<th scope="col" class="[^"]*column-([a-z_]+)', page)
+    assert columns == [
+        "results_link",
+        "title",
+        "in_guide",
+        "is_published",
+        "question_count",
+        "open_reports",
+    ]
+    assert sorted_by_guide.status_code == 200
+    assert title_link and title_link[1].endswith("/change/")  # the title opens the quiz

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -133,3 +134,82 @@ def test_the_question_page_folds_the_part_its_kind_does_not_use(admin_client):
     # The group's heading is the summary of a closed <details> (the admin's collapse).
     heading = page.split('id="choices-group"')[1].split("</h2>")[0]
     assert "<details><summary>" in heading
+
+
+def _new_question_on_the_quiz_page(admin_client, quiz, question: dict):
+    from tests.admin_posts import inline
+
+    data = {
+        "title_en": quiz.title_en,
+        "slug": quiz.slug,
+        "difficulty": quiz.difficulty,
+        "guide": str(quiz.guide_id),
+        "feedback": quiz.feedback,
+    }
+    data |= inline("overrides", []) | inline("questions", [question])
+    return admin_client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
+
+
+def _new_question_on_its_own_page(admin_client, quiz, question: dict):
+    from tests.admin_posts import inline
+
+    data = {"quiz": str(quiz.pk), "position": ""} | {
+        key: value for key, value in question.items() if "-" not in key
+    }
+    data |= inline("choices", []) | inline("numerical_answers", [])
+    return admin_client.post("/en/admin/quizzes/question/add/", data)
+
+
+@pytest.mark.parametrize("page", ["quiz", "question"])
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("truefalse", "A true-or-false question has exactly two choices: True and False."),
+        ("single", "A question needs at least two choices."),
+        ("numerical", "Give at least one accepted number worth 100%."),
+    ],
+)
+def test_a_question_without_its_choices_or_numbers_is_refused_on_both_pages_alike(
+    admin_client, page, kind, message
+):
+    quiz = make_quiz(questions=0, is_published=False)
+    question = {"kind": kind, "prompt_en": "True?", "explanation_en": "Yes."}
+    save = _new_question_on_the_quiz_page if page == "quiz" else _new_question_on_its_own_page
+
+    response = save(admin_client, quiz, question)
+
+    assert response.status_code == 200
+    assert message in page_errors(response)
+    assert not quiz.questions.exists()
+
+
+def test_a_question_ticked_for_deletion_on_the_quiz_page_needs_no_choices(admin_client):
+    from tests.admin_posts import question_rows, save_quiz
+
+    quiz = make_quiz(questions=2, is_published=False)
+    doomed = quiz.questions.get(position=2)
+    rows = question_rows(quiz, delete=[doomed.pk])
+    rows[1] |= {"choices-TOTAL_FORMS": "0", "choices-INITIAL_FORMS": "0"}
+    doomed.choices.all().delete()
+
+    response = save_quiz(admin_client, quiz, rows)
+
+    assert response.status_code == 302, page_errors(response)
+    assert list(quiz.questions.values_list("prompt_en", flat=True)) == ["Question 1 prompt?"]
+
+
+def test_the_kind_select_carries_true_and_false_in_both_languages_for_the_page_script(
+    admin_client,
+):
+    quiz = make_quiz(questions=1)
+    pages = [
+        f"/en/admin/quizzes/question/add/?quiz={quiz.pk}",
+        f"/en/admin/quizzes/quiz/{quiz.pk}/change/",
+    ]
+    for url in pages:
+        page = admin_client.get(url).content.decode()
+        select = re.search(r"<select[^>]*data-question-kind[^>]*>", page)
+        assert select, url
+        assert 'data-true-en="True"' in select[0] and 'data-false-en="False"' in select[0]
+        assert 'data-true-ar="صواب"' in select[0] and 'data-false-ar="خطأ"' in select[0]
+        assert "admin/daleel-kinds.js" in page

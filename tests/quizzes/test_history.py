@@ -101,3 +101,37 @@ def test_history_is_paginated(learner):
 def test_history_needs_an_account(client):
     response = client.get("/en/attempts/")
     assert response.status_code == 302 and "/en/accounts/login/" in response["Location"]
+
+
+def test_the_line_chart_labels_its_dates_and_runs_from_the_right_in_arabic(learner_client, learner):
+    from quizzes.history import score_chart
+
+    quiz = make_quiz(questions=4)
+    for right in (1, 2, 4):
+        finish(learner, quiz, right=right)
+
+    english = _chart(learner_client.get("/en/attempts/").content.decode())
+    arabic = _chart(learner_client.get("/ar/attempts/").content.decode())
+    left_to_right = score_chart(learner)
+    right_to_left = score_chart(learner, right_to_left=True)
+
+    # The time axis: the first and the last attempt's dates, and what the axes mean.
+    assert english.count('class="chart__date"') == 2
+    assert "Across: the day each attempt was finished. Up: its score." in english
+    assert arabic.count('class="chart__date"') == 2
+    # Oldest first: from the left in English, from the right in Arabic.
+    xs = [point.x for point in left_to_right.points]
+    assert xs == sorted(xs)
+    mirrored = [point.x for point in right_to_left.points]
+    assert (
+        mirrored == sorted(mirrored, reverse=True) and mirrored[0] > xs[-1] - right_to_left.labels
+    )
+    assert left_to_right.width - max(xs) < left_to_right.labels  # the card's width used
+
+
+def test_a_finished_attempts_link_is_its_answers_not_review(learner_client, learner):
+    attempt = finish(learner, make_quiz(questions=2), right=1)
+
+    page = learner_client.get("/en/attempts/").content.decode()
+
+    assert f'<a href="/en/attempts/{attempt.pk}/result/">Answers</a>' in page

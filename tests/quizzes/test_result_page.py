@@ -79,3 +79,37 @@ def test_a_partial_mark_is_drawn_as_a_bar_of_its_share_not_a_half(learner, learn
     assert 'class="mark-meter__fill mark-meter__fill--3"' in page
     if lang == "en":
         assert "Partly correct: 0.33 of 1" in page
+
+
+def _finish_with_misses(learner, quiz, wrong: int):
+    from quizzes.attempts import answer_record
+    from tests.factories import wrong_choice
+
+    attempt = attempt_start(user=learner, quiz=quiz)
+    for number, question in enumerate(quiz.questions.order_by("position"), 1):
+        choice = wrong_choice(question) if number <= wrong else correct_choice(question)
+        answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+    return attempt
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "3 questions to practise"), ("ar", "3 أسئلة")])
+def test_a_result_with_misses_points_to_the_spaced_review_of_them(
+    learner, learner_client, lang, said
+):
+    attempt = _finish_with_misses(learner, make_quiz(questions=8), wrong=3)
+
+    page = result(learner_client, attempt, lang)
+
+    link = page.split('aria-describedby="practise-hint">', 1)[1].split("</a>", 1)[0]
+    assert f'<a class="button" href="/{lang}/review/" aria-describedby' in page
+    assert said in link
+    # The attempt's own answers are "Answers": "Review" is the spaced review only.
+    assert '<h2 id="review-heading">' + ("Answers" if lang == "en" else "الإجابات") in page
+
+
+def test_a_result_without_misses_offers_no_practice(learner, learner_client):
+    attempt = _finish_with_misses(learner, make_quiz(questions=3), wrong=0)
+
+    page = result(learner_client, attempt)
+
+    assert "to practise" not in page

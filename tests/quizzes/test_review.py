@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 from django.contrib.messages import get_messages
 from django.test import Client
 from django.utils import timezone
@@ -20,10 +21,11 @@ from quizzes.review import (
     review_card_for,
     review_due_badge,
     review_due_count,
+    review_due_counts,
     review_next,
     review_submit,
 )
-from tests.factories import correct_choice, make_user, wrong_choice
+from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
 
@@ -159,7 +161,7 @@ def test_the_review_page_offers_the_due_question_with_its_choices_and_no_answer(
 ):
     page = learner_client.get("/en/review/").content.decode()
 
-    assert "1 question due for review" in page
+    assert "1 question due now" in page
     assert due_card.question.prompt_en in page
     for choice in due_card.question.choices.all():
         assert choice.text_en in page
@@ -295,7 +297,9 @@ def test_with_nothing_due_the_page_says_when_and_offers_practice(learner, learne
     first = miss_first_question(learner, quiz)
 
     page = learner_client.get("/en/review/").content.decode()
-    assert "Nothing to review now" in page and "The next question comes back on" in page
+    assert "Nothing to review now" in page
+    # A first miss comes back at the first learning step, a minute later: the same day.
+    assert "1 question comes back later today, the first in 1 minute." in page
     assert first.prompt_en not in page
 
     practice = learner_client.get("/en/review/?practise").content.decode()
@@ -307,15 +311,64 @@ def test_with_nothing_due_the_page_says_when_and_offers_practice(learner, learne
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
-def test_the_next_due_time_is_given_with_its_time_zone(learner, learner_client, quiz, lang):
+def test_the_next_due_time_is_said_as_the_learners_day_goes_without_a_zone(
+    learner, learner_client, quiz, lang
+):
     miss_first_question(learner, quiz)
     ReviewCard.objects.update(due=datetime(2030, 3, 1, 14, 30, tzinfo=UTC))
 
     page = learner_client.get(f"/{lang}/review/").content.decode()
 
     said = re.search(r"<p>((?:The next question|يعود السؤال)[^<]*)</p>", page).group(1)
-    assert said.endswith("UTC).")  # the server's zone, said
-    assert ".." not in said  # "p.m." then the sentence's own full stop
+    expected = {
+        "en": "The next question comes back on March 1, 2030.",
+        "ar": "يعود السؤال التالي في 1 مارس 2030.",
+    }
+    assert said == expected[lang]
+    assert "(UTC)" not in page and "+00" not in page
+
+
+@pytest.mark.parametrize(
+    ("later", "said"),
+    [
+        (timedelta(minutes=4, seconds=10), "in 5 minutes"),
+        (timedelta(hours=3), "later today at 1 p.m."),
+        (timedelta(hours=20), "tomorrow at 6 a.m."),
+        (timedelta(days=3), "on Nov. 5, 2026"),
+    ],
+)
+def test_when_a_question_comes_back_is_said_in_the_learners_day(later, said):
+    from quizzes.templatetags.daleel import comes_back
+
+    now = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
+    with time_machine.travel(now, tick=False):
+        assert comes_back(now + later) == said
+        assert comes_back(now - timedelta(minutes=1)) == "now"
+
+
+@time_machine.travel(datetime(2026, 11, 2, 10, 0, tzinfo=UTC), tick=False)
+def test_the_badge_the_review_page_and_the_statistics_count_what_is_due_alike(
+    learner, learner_client
+):
+    """Due now: two; later today (same-day relearning): one; tomorrow: one. Every page says
+    two due now, and the pages that say more say one later today."""
+    quiz = make_quiz(questions=4)
+    now = timezone.now()
+    dues = [now - timedelta(hours=1), now, now + timedelta(minutes=10), now + timedelta(days=1)]
+    for question, due in zip(quiz.questions.order_by("position"), dues, strict=True):
+        card_record_quiz_answer(user_id=learner.pk, question_id=question.pk, is_correct=False)
+        ReviewCard.objects.filter(question=question).update(due=due)
+
+    review = learner_client.get("/en/review/").content.decode()
+    statistics = learner_client.get("/en/review/statistics/").content.decode()
+    catalog = learner_client.get("/en/").content.decode()
+
+    badge = '<span class="count-badge" aria-hidden="true">2</span>'
+    assert badge in review and badge in statistics and badge in catalog
+    assert "2 questions due now (1 more later today)" in " ".join(review.split())
+    assert "2 questions are due now. 1 more comes back later today." in " ".join(statistics.split())
+    # The chart's "today" holds the three, as the two sentences add up.
+    assert review_due_counts(user_id=learner.pk).today == 3
 
 
 def test_a_learner_without_cards_is_told_how_review_works(learner_client):
@@ -341,7 +394,7 @@ def test_the_navigation_shows_how_many_questions_are_due(learner_client, due_car
 def test_the_review_page_is_in_arabic_on_arabic_pages(learner_client, due_card):
     page = learner_client.get("/ar/review/").content.decode()
 
-    assert "سؤال واحد مستحق للمراجعة" in page and due_card.question.prompt_ar in page
+    assert "سؤال واحد مستحق الآن" in page and due_card.question.prompt_ar in page
 
 
 def test_signed_out_visitors_are_sent_to_sign_in(client):
