@@ -14,6 +14,7 @@ import dataclasses
 import decimal
 import functools
 import json
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,8 +27,17 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from .content import ChoiceData, QuestionData, QuizContent, QuizData, quiz_content_of
+from .content import (
+    ChoiceData,
+    ItemData,
+    PairData,
+    QuestionData,
+    QuizContent,
+    QuizData,
+    quiz_content_of,
+)
 from .models import Answer, Attempt, ReviewCard, attempt_shows_feedback, past_deadline
+from .models import Question as QuizModelQuestion
 from .models import Quiz as QuizModel
 from .responses import ChoiceVerdict, RecordedAnswer, unanswered_verdicts
 
@@ -225,6 +235,29 @@ class AttemptState:
         rank = {choice_id: index for index, choice_id in enumerate(order)}
         return tuple(sorted(question.choices, key=lambda c: rank.get(c.pk, len(rank))))
 
+    def parts_of(self, question: QuestionData) -> tuple[PairData | ItemData, ...]:
+        """A matching question's matches (every pair's, distractors included) or an ordering
+        question's items, in this attempt's own order: drawn at its start, or for a question
+        added since, drawn from the attempt and the question alone (the same at each reload)."""
+        parts: tuple[PairData | ItemData, ...] = (
+            question.pairs if question.kind == QuizModelQuestion.Kind.MATCHING else question.items
+        )
+        order = self.attempt.choice_order.get(str(question.pk)) or arranged(
+            [part.pk for part in parts], random.Random(f"{self.attempt.pk}:{question.pk}")
+        )
+        rank = {part_id: index for index, part_id in enumerate(order)}
+        return tuple(sorted(parts, key=lambda part: rank.get(part.pk, len(rank))))
+
+    def shown(
+        self, question: QuestionData
+    ) -> tuple[ChoiceData, ...] | tuple[PairData | ItemData, ...] | None:
+        """What `question`'s step numbers 1, 2, … for the learner to pick: its choices when
+        this attempt shuffled them, a matching question's matches, an ordering question's
+        items (None: choices sent by their ids)."""
+        if question.kind in (QuizModelQuestion.Kind.MATCHING, QuizModelQuestion.Kind.ORDERING):
+            return self.parts_of(question)
+        return self.numbered_choices(question)
+
     def numbered_choices(self, question: QuestionData | None) -> tuple[ChoiceData, ...] | None:
         """The question's choices as its step numbered them 1, 2, …, when it did (an attempt
         that shuffled them: their ids would tell the order they were written in)."""
@@ -246,6 +279,16 @@ class AttemptState:
                 verdicts = unanswered_verdicts(choices)
             rows.append((question, answer, verdicts))
         return rows
+
+
+def arranged(ids: list[int], shuffler: random.Random) -> list[int]:
+    """`ids` shuffled for a learner to arrange: never left as they are when they can move
+    (an ordering question's items would be shown in the right order)."""
+    shuffled = list(ids)
+    shuffler.shuffle(shuffled)
+    if len(shuffled) > 1 and shuffled == ids:
+        shuffled = shuffled[1:] + shuffled[:1]
+    return shuffled
 
 
 def state_of(attempt: AttemptRow, content: QuizContent, answers: Iterable[Any]) -> AttemptState:
@@ -275,7 +318,7 @@ SELECT a.id, a.user_id, a.quiz_id, a.started_at, a.finished_at, a.score, a.total
        a.feedback, a.deadline, a.choice_order, a.question_order,
        q.updated_at,
        r.id, r.question_id, r.choice_id, r.correct_choice_id, r.choice_ids, r."key",
-       r.number, r.fraction, r.is_correct, r.answered_at
+       r.number, r.fraction, r.is_correct, r.answered_at, r.text, r.arrangement
   FROM quizzes_attempt a
   JOIN quizzes_quiz q ON q.id = a.quiz_id
   LEFT JOIN quizzes_answer r ON r.attempt_id = a.id
@@ -290,7 +333,7 @@ SELECT a.id, a.user_id, a.quiz_id, a.started_at, a.finished_at, a.score, a.total
        a.feedback, a.deadline, a.choice_order, a.question_order,
        q.updated_at,
        r.id, r.question_id, r.choice_id, r.correct_choice_id, r.choice_ids, r."key",
-       r.number, r.fraction, r.is_correct, r.answered_at,
+       r.number, r.fraction, r.is_correct, r.answered_at, r.text, r.arrangement,
        c.id, c.due, c.state, c.step, c.stability, c.difficulty, c.last_review, c.reviews,
        c.created_at,
        EXISTS (SELECT 1
@@ -361,6 +404,8 @@ class _AnswerColumns:
     fraction: Decimal
     is_correct: bool
     answered_at: datetime
+    text: str
+    arrangement: Any
 
 
 # The largest id a row can have (a 64-bit column); the drivers refuse larger numbers.
@@ -426,6 +471,8 @@ def attempt_read(
             fraction=_number(row[19], _FRACTION_PLACES),
             is_correct=bool(row[20]),
             answered_at=_at(row[21]),
+            text=row[22],
+            arrangement=_json(row[23]),
         )
         for row in rows
         if row[12] is not None
@@ -434,21 +481,21 @@ def attempt_read(
     if not answering:
         return state, None
     card = None
-    if first[22] is not None and question_id is not None:
+    if first[24] is not None and question_id is not None:
         card = ReviewCard(
-            pk=first[22],
+            pk=first[24],
             user_id=user_id,
             question_id=question_id,
-            due=_at(first[23]),
-            state=first[24],
-            step=first[25],
-            stability=first[26],
-            difficulty=first[27],
-            last_review=_when(first[28]),
-            reviews=first[29],
-            created_at=_at(first[30]),
+            due=_at(first[25]),
+            state=first[26],
+            step=first[27],
+            stability=first[28],
+            difficulty=first[29],
+            last_review=_when(first[30]),
+            reviews=first[31],
+            created_at=_at(first[32]),
         )
-    return state, Cards(question_id=question_id, card=card, quiz_has_cards=bool(first[31]))
+    return state, Cards(question_id=question_id, card=card, quiz_has_cards=bool(first[33]))
 
 
 def finished(state: AttemptState, *, at: datetime, score: Decimal, total: int) -> AttemptState:

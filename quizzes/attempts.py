@@ -28,6 +28,7 @@ from .attempt_read import (
     AttemptRow,
     AttemptState,
     Cards,
+    arranged,
     attempt_read,
     attempt_state,
 )
@@ -272,12 +273,7 @@ def _answer(
     if response is None:
         assert posted is not None
         try:
-            response = read_response(
-                question,
-                choices=posted.choices,
-                number=posted.number,
-                numbered=state.numbered_choices(question),
-            )
+            response = read_response(question, posted, shown=state.shown(question))
         except Unreadable as refusal:
             shown = state.step(number)
             if shown is None:
@@ -407,8 +403,12 @@ def attempt_start(*, user: Learner, quiz: Quiz, now: datetime | None = None) -> 
     shuffler = random.SystemRandom()
     questions = _draw(user=user, quiz=quiz, shuffler=shuffler)
     order: dict[str, list[int]] = {}
-    if quiz.shuffle_choices:
-        for question in questions:
+    for question in questions:
+        if question.kind == Question.Kind.MATCHING:  # the matches, always
+            order[str(question.pk)] = arranged([pair.pk for pair in question.pairs], shuffler)
+        elif question.kind == Question.Kind.ORDERING:  # the items, never in the right order
+            order[str(question.pk)] = arranged([item.pk for item in question.items], shuffler)
+        elif quiz.shuffle_choices and question.choices:
             ids = [choice.pk for choice in question.choices]
             shuffler.shuffle(ids)
             order[str(question.pk)] = ids

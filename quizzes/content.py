@@ -37,7 +37,16 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
 from . import text
-from .models import Choice, NumericalAnswer, Question, Quiz
+from .models import (
+    CHOICE_KINDS,
+    AcceptedText,
+    Choice,
+    MatchPair,
+    NumericalAnswer,
+    OrderItem,
+    Question,
+    Quiz,
+)
 from .search import search_text_refresh
 
 # Versions kept per process (a version of a long quiz is some tens of KB).
@@ -237,6 +246,70 @@ class AcceptedNumber:
 
 
 @dataclass(frozen=True, slots=True)
+class AcceptedTextData:
+    """A short-answer question's accepted answer (quizzes.models.AcceptedText)."""
+
+    pk: int
+    position: int
+    text_en: str
+    text_ar: str
+    fraction: Decimal
+    exact: bool
+    feedback_en: str
+    feedback_ar: str
+    rendered: Mapping[tuple[str, str], SafeString]
+
+    @property
+    def text(self) -> str:
+        return _in_language(self, "text")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class PairData:
+    """A matching question's pair (quizzes.models.MatchPair); no prompt: a distractor."""
+
+    pk: int
+    position: int
+    prompt_en: str
+    prompt_ar: str
+    match_en: str
+    match_ar: str
+
+    @property
+    def is_distractor(self) -> bool:
+        return not (self.prompt_en or self.prompt_ar)
+
+    @property
+    def prompt(self) -> str:
+        return _in_language(self, "prompt")
+
+    @property
+    def match(self) -> str:
+        return _in_language(self, "match")
+
+
+@dataclass(frozen=True, slots=True)
+class ItemData:
+    """An ordering question's item (quizzes.models.OrderItem), at its place in the right
+    order (`position`)."""
+
+    pk: int
+    position: int
+    text_en: str
+    text_ar: str
+
+    @property
+    def text(self) -> str:
+        return _in_language(self, "text")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
 class QuestionData:
     pk: int
     quiz: QuizData
@@ -251,10 +324,20 @@ class QuestionData:
     choices: tuple[ChoiceData, ...]
     numbers: tuple[AcceptedNumber, ...]
     rendered: Mapping[tuple[str, str], SafeString]
+    # Short answer: the accepted answers; matching: the pairs (distractors last, as written);
+    # ordering: the items in the right order.
+    texts: tuple[AcceptedTextData, ...] = ()
+    pairs: tuple[PairData, ...] = ()
+    items: tuple[ItemData, ...] = ()
 
     @property
     def id(self) -> int:
         return self.pk
+
+    @property
+    def prompts(self) -> tuple[PairData, ...]:
+        """A matching question's pairs that have a prompt, in the question's order."""
+        return tuple(pair for pair in self.pairs if not pair.is_distractor)
 
     @property
     def quiz_id(self) -> int:
@@ -266,7 +349,7 @@ class QuestionData:
 
     @property
     def has_choices(self) -> bool:
-        return self.kind != Question.Kind.NUMERICAL
+        return self.kind in CHOICE_KINDS
 
     def choice(self, choice_id: int | None) -> ChoiceData | None:
         return next((choice for choice in self.choices if choice.pk == choice_id), None)
@@ -429,6 +512,7 @@ def _build(loaded: Quiz) -> QuizContent:
                     rendered=_texts(number, ("feedback",)),
                 )
             )
+    texts, pairs, items = _typed_parts(loaded.pk, rows)
     questions = tuple(
         QuestionData(
             pk=row.pk,
@@ -441,7 +525,44 @@ def _build(loaded: Quiz) -> QuizContent:
             choices=tuple(choices[row.pk]),
             numbers=tuple(numbers[row.pk]),
             rendered=_texts(row, QUESTION_TEXTS),
+            texts=tuple(texts.get(row.pk, ())),
+            pairs=tuple(pairs.get(row.pk, ())),
+            items=tuple(items.get(row.pk, ())),
         )
         for row in rows
     )
     return QuizContent(quiz=quiz, questions=questions)
+
+
+def _typed_parts(
+    quiz_id: int, rows: list[Question]
+) -> tuple[dict[int, list[AcceptedTextData]], dict[int, list[PairData]], dict[int, list[ItemData]]]:
+    """The parts of the quiz's short-answer, matching and ordering questions, by question id
+    (a statement each, only for a quiz that has the kind)."""
+    kinds = {row.kind for row in rows}
+    texts: dict[int, list[AcceptedTextData]] = {}
+    pairs: dict[int, list[PairData]] = {}
+    items: dict[int, list[ItemData]] = {}
+    if Question.Kind.SHORT in kinds:
+        for accepted in AcceptedText.objects.filter(question__quiz_id=quiz_id).order_by("position"):
+            texts.setdefault(accepted.question_id, []).append(
+                AcceptedTextData(
+                    pk=accepted.pk,
+                    position=accepted.position,
+                    fraction=accepted.fraction,
+                    exact=accepted.exact,
+                    rendered=_texts(accepted, ("feedback",)),
+                    **_translated(accepted, "text", "feedback"),
+                )
+            )
+    if Question.Kind.MATCHING in kinds:
+        for pair in MatchPair.objects.filter(question__quiz_id=quiz_id).order_by("position"):
+            pairs.setdefault(pair.question_id, []).append(
+                PairData(pk=pair.pk, position=pair.position, **_translated(pair, "prompt", "match"))
+            )
+    if Question.Kind.ORDERING in kinds:
+        for item in OrderItem.objects.filter(question__quiz_id=quiz_id).order_by("position"):
+            items.setdefault(item.question_id, []).append(
+                ItemData(pk=item.pk, position=item.position, **_translated(item, "text"))
+            )
+    return texts, pairs, items

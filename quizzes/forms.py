@@ -1,4 +1,5 @@
 from dataclasses import fields
+from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -49,6 +50,31 @@ class IdListField(forms.Field):
 
 # More boxes than any question has is junk, not an answer.
 MAX_TICKED = 100
+
+
+class PickListField(forms.Field):
+    """The select of each prompt (matching) or item (ordering), in order: a number on the page
+    each, or empty for none picked (read as 0)."""
+
+    widget = forms.SelectMultiple
+
+    def to_python(self, value) -> list[int]:
+        if not value:
+            return []
+        if not isinstance(value, (list, tuple)) or len(value) > MAX_TICKED:
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        picks = []
+        for item in value:
+            item = (item or "").strip()
+            if not item:
+                picks.append(0)
+            elif item.isascii() and item.isdigit() and len(item) <= 4:
+                picks.append(int(item))
+            else:
+                raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return picks
+
+
 CHOICE_ERRORS = {
     "required": CHOOSE_ONE,
     "invalid": CHOOSE_LISTED,
@@ -65,9 +91,15 @@ class AnswerForm(forms.Form):
     its question. Absent (an older page), the step's number decides.
     """
 
-    # The choice picked, or the boxes ticked; `number` is what was typed for a number.
+    # The choice picked, or the boxes ticked; `number` is what was typed for a number, `text`
+    # for a short answer (its length is the rules' to refuse, with their words); `match` the
+    # match picked per prompt, `position` the position given per item (numbers on the page,
+    # 0 for none picked).
     choice = IdListField(required=False, error_messages=CHOICE_ERRORS)
     number = forms.CharField(required=False, max_length=100, strip=False)
+    text = forms.CharField(required=False, max_length=10_000, strip=False)
+    match = PickListField(required=False, error_messages=CHOICE_ERRORS)
+    position = PickListField(required=False, error_messages=CHOICE_ERRORS)
     question = IdField(min_value=1, max_value=MAX_ID, required=False)
 
     def posted(self) -> Posted:
@@ -77,14 +109,18 @@ class AnswerForm(forms.Form):
             question_id=self.cleaned_data["question"],
             choices=tuple(self.cleaned_data["choice"]),
             number=self.cleaned_data["number"],
+            text=self.cleaned_data["text"],
+            matches=tuple(self.cleaned_data["match"]),
+            positions=tuple(self.cleaned_data["position"]),
         )
 
-    def response_for(self, question: QuestionData | None) -> Response | None:
+    def response_for(
+        self, question: QuestionData | None, *, shown: tuple[Any, ...] | None = None
+    ) -> Response | None:
         """The valid form's response to `question`'s kind (as its page listed the choices, by
-        id), or None with the error added to the form."""
-        posted = self.posted()
+        id; the matches or items as `shown`), or None with the error added to the form."""
         try:
-            return read_response(question, choices=posted.choices, number=posted.number)
+            return read_response(question, self.posted(), shown=shown)
         except Unreadable as refusal:
             self.add_error(refusal.field, refusal.message)
             return None

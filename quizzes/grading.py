@@ -8,7 +8,7 @@ numerical one earns the weight of the best accepted number whose range holds the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .content import AcceptedNumber, ChoiceData, QuestionData
-from .models import Question
+from .content import AcceptedNumber, ChoiceData, ItemData, PairData, QuestionData
+from .models import SHORT_ANSWER_MAX_LENGTH, Question
+from .typed import matches as text_matches
 
 if TYPE_CHECKING:
     from .responses import RecordedAnswer
@@ -170,10 +171,14 @@ def format_mark(value: Decimal | int | float | None) -> str:
 @dataclass(frozen=True)
 class Response:
     """What the learner sent for one question: the choices ticked (one for a single-answer or
-    true/false question), or the number typed (already read by `parse_number`)."""
+    true/false question), the number typed (already read by `parse_number`), the text typed
+    (a short answer), or the arrangement (matching: (prompt's pair id, match's pair id) per
+    prompt; ordering: the items' ids in the learner's order)."""
 
     choice_ids: tuple[int, ...] = ()
     number: Decimal | None = None
+    text: str | None = None
+    arrangement: tuple[Any, ...] | None = None
 
     @classmethod
     def of(cls, response: Response | None, choice_id: int | None) -> Response:
@@ -185,6 +190,10 @@ class Response:
         """Whether `answer` records this very response (a double click, not a change)."""
         if self.number is not None:
             return answer.number == self.number
+        if self.text is not None:
+            return answer.text == self.text
+        if self.arrangement is not None:
+            return answer.arrangement == stored_arrangement(self.arrangement)
         recorded = [answer.choice_id] if answer.choice_id is not None else answer.choice_ids
         return set(recorded) == set(self.choice_ids)
 
@@ -193,11 +202,15 @@ class Response:
 class Posted:
     """A step's form as sent, read as ids and text but not yet against its question: the id
     of the question the learner saw (None from an older page), the choices ticked (ids, or
-    their numbers on the page) and the number typed."""
+    their numbers on the page), the number or the text typed, the match picked per prompt
+    and the position given per item (numbers on the page; 0: none picked)."""
 
     question_id: int | None = None
     choices: tuple[int, ...] = ()
     number: str = ""
+    text: str = ""
+    matches: tuple[int, ...] = ()
+    positions: tuple[int, ...] = ()
 
 
 class Unanswerable(Exception):
@@ -219,9 +232,14 @@ def grade_response(question: QuestionData, response: Response) -> dict[str, Any]
         "choice_ids": [],
         "number": None,
         "key": {},
+        "text": "",
+        "arrangement": [],
     }
     kind = question.kind
-    if kind == Question.Kind.NUMERICAL:
+    if kind in TYPED_KINDS:
+        grade, recorded = _grade_typed(question, response)
+        fields.update(key=grade.key, **recorded)
+    elif kind == Question.Kind.NUMERICAL:
         if response.number is None or response.choice_ids:
             raise Unanswerable(_("Type a number."))
         if not question.numbers:
@@ -269,21 +287,24 @@ CHOOSE_LISTED = _("Choose one of the answers listed.")
 
 def read_response(
     question: QuestionData | None,
+    posted: Posted,
     *,
-    choices: tuple[int, ...],
-    number: str,
-    numbered: tuple[ChoiceData, ...] | None = None,
+    shown: tuple[ChoiceData, ...] | tuple[PairData | ItemData, ...] | None = None,
 ) -> Response:
-    """The response to `question`'s kind in what was posted: `choices` (ids, or numbers on
-    the page when the step `numbered` its choices 1, 2, … in this order: shuffled choices,
-    whose ids would tell the order they were written in), or the `number` typed. Unreadable
-    otherwise. For a question gone from the quiz (None), the choices as sent: the rules say
-    where to go."""
+    """The response to `question`'s kind in what was `posted`: the choices (ids, or numbers
+    on the page when the step numbered the `shown` choices 1, 2, … in this order: shuffled
+    choices, whose ids would tell the order they were written in), the number or the text
+    typed, the matches or positions picked (numbers of the `shown` matches or items).
+    Unreadable otherwise. For a question gone from the quiz (None), the choices as sent: the
+    rules say where to go."""
+    choices = posted.choices
     if question is None:
         return Response(choice_ids=choices)
+    if question.kind in TYPED_KINDS:
+        return read_typed(question, posted, shown or ())
     if question.kind == Question.Kind.NUMERICAL:
         try:
-            return Response(number=parse_number(number))
+            return Response(number=parse_number(posted.number))
         except NumberError as error:
             raise Unreadable("number", error.message) from None
     if not choices:
@@ -292,8 +313,140 @@ def read_response(
         raise Unreadable("choice", CHOOSE_ONE)
     if question.kind != Question.Kind.MULTIPLE and len(choices) > 1:
         raise Unreadable("choice", CHOOSE_LISTED)
-    if numbered is not None:
-        if not all(1 <= n <= len(numbered) for n in choices):
+    if shown is not None:
+        if not all(1 <= n <= len(shown) for n in choices):
             raise Unreadable("choice", CHOOSE_LISTED)
-        choices = tuple(numbered[n - 1].pk for n in choices)
+        choices = tuple(shown[n - 1].pk for n in choices)
     return Response(choice_ids=choices)
+
+
+# --- Short answer, matching, ordering -------------------------------------------------------
+
+TYPED_KINDS = frozenset({"short", "matching", "ordering"})
+REVISING = _("This question is being revised; please try again later.")
+
+
+def stored_arrangement(arrangement: tuple[Any, ...]) -> list[Any] | dict[str, int]:
+    """A response's arrangement as Answer.arrangement keeps it: matching's (prompt, match)
+    pairs as {prompt's pair id: match's pair id}, ordering's ids as a list."""
+    if arrangement and isinstance(arrangement[0], tuple):
+        return {str(prompt): match for prompt, match in arrangement}
+    return list(arrangement)
+
+
+def grade_text(question: QuestionData, typed: str) -> Grade:
+    """A short answer earns the weight of the best accepted answer it matches (typed.py)."""
+    best = max(
+        (
+            accepted.fraction
+            for accepted in question.texts
+            for text in (accepted.text_en, accepted.text_ar)
+            if text and text_matches(typed, text, exact=accepted.exact)
+        ),
+        default=ZERO,
+    )
+    key = [
+        [accepted.text_en, accepted.text_ar, f"{accepted.fraction:f}", accepted.exact, accepted.pk]
+        for accepted in question.texts
+    ]
+    return Grade(fraction=clamp_mark(best), key=key)
+
+
+def grade_matches(question: QuestionData, picked: dict[int, int]) -> Grade:
+    """Each prompt matched right earns its share of the mark (1 / the number of prompts)."""
+    prompts = question.prompts
+    right = sum(1 for prompt in prompts if picked.get(prompt.pk) == prompt.pk)
+    key = {str(prompt.pk): prompt.pk for prompt in prompts}
+    return Grade(fraction=clamp_mark(Decimal(right) / len(prompts)), key=key)
+
+
+def longest_in_order(positions: list[int]) -> int:
+    """How many of `positions` (each item's place in the right order, as the learner put
+    them) form the longest run that is in the right order, not necessarily side by side."""
+    tails: list[int] = []
+    for position in positions:
+        low, high = 0, len(tails)
+        while low < high:
+            middle = (low + high) // 2
+            if tails[middle] < position:
+                low = middle + 1
+            else:
+                high = middle
+        if low == len(tails):
+            tails.append(position)
+        else:
+            tails[low] = position
+    return len(tails)
+
+
+def grade_order(question: QuestionData, order: list[int]) -> Grade:
+    """An order earns the share of its items that are in the longest subsequence already in
+    the right order: all of them in order, the whole mark; 1, 3, 2, 4 earns 3/4; the reverse
+    of four items 1/4."""
+    place = {item.pk: index for index, item in enumerate(question.items)}
+    in_order = longest_in_order([place[pk] for pk in order])
+    key = [item.pk for item in question.items]
+    return Grade(fraction=clamp_mark(Decimal(in_order) / len(question.items)), key=key)
+
+
+def _grade_typed(question: QuestionData, response: Response) -> tuple[Grade, dict[str, Any]]:
+    kind = question.kind
+    if kind == Question.Kind.SHORT:
+        if response.text is None or response.choice_ids or response.number is not None:
+            raise Unanswerable(_("Type your answer."))
+        if not question.texts:
+            raise Unanswerable(REVISING)
+        return grade_text(question, response.text), {"text": response.text}
+    arrangement = response.arrangement
+    if arrangement is None or response.choice_ids or response.number is not None:
+        raise Unanswerable(CHOOSE_LISTED)
+    if kind == Question.Kind.MATCHING:
+        prompts = {pair.pk for pair in question.prompts}
+        offered = {pair.pk for pair in question.pairs}
+        picked = dict(arrangement)
+        if not prompts or set(picked) != prompts or not set(picked.values()) <= offered:
+            raise Unanswerable(REVISING if not prompts else CHOOSE_LISTED)
+        return grade_matches(question, picked), {"arrangement": stored_arrangement(arrangement)}
+    order = list(arrangement)
+    if not question.items or sorted(order) != sorted(item.pk for item in question.items):
+        raise Unanswerable(REVISING if not question.items else CHOOSE_LISTED)
+    return grade_order(question, order), {"arrangement": order}
+
+
+SHORT_ANSWER_TOO_LONG = _("Type at most %(count)d characters.")
+
+
+def read_typed(
+    question: QuestionData, posted: Posted, shown: Sequence[ChoiceData | PairData | ItemData]
+) -> Response:
+    """A short answer, a matching or an ordering response in what was posted; `shown`: the
+    matches (or the items) in the order the step numbered them. Unreadable otherwise."""
+    if question.kind == Question.Kind.SHORT:
+        if not posted.text.strip():
+            raise Unreadable("text", _("Type your answer before submitting."))
+        if len(posted.text) > SHORT_ANSWER_MAX_LENGTH:
+            raise Unreadable("text", SHORT_ANSWER_TOO_LONG % {"count": SHORT_ANSWER_MAX_LENGTH})
+        return Response(text=posted.text)
+    if question.kind == Question.Kind.MATCHING:
+        prompts = question.prompts
+        if len(posted.matches) != len(prompts) or any(
+            not 0 <= n <= len(shown) for n in posted.matches
+        ):
+            raise Unreadable("match", CHOOSE_LISTED)
+        if 0 in posted.matches:
+            raise Unreadable("match", _("Choose a match for every prompt before submitting."))
+        return Response(
+            arrangement=tuple(
+                (prompt.pk, shown[n - 1].pk)
+                for prompt, n in zip(prompts, posted.matches, strict=True)
+            )
+        )
+    positions = posted.positions
+    if len(positions) != len(shown) or any(not 0 <= n <= len(shown) for n in positions):
+        raise Unreadable("position", CHOOSE_LISTED)
+    if 0 in positions:
+        raise Unreadable("position", _("Give every item a position before submitting."))
+    if len(set(positions)) != len(positions):
+        raise Unreadable("position", _("Give each item a different position."))
+    by_position = sorted(zip(positions, shown, strict=True), key=lambda pair: pair[0])
+    return Response(arrangement=tuple(item.pk for _position, item in by_position))

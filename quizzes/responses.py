@@ -14,8 +14,18 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from .content import AcceptedNumber, ChoiceData, QuestionData
+from django.utils.translation import get_language
+
+from .content import (
+    AcceptedNumber,
+    AcceptedTextData,
+    ChoiceData,
+    ItemData,
+    PairData,
+    QuestionData,
+)
 from .models import Question
+from .typed import matches
 
 FULL_MARK = Decimal(1)
 
@@ -41,6 +51,10 @@ class RecordedAnswer:
     fraction: Decimal
     is_correct: bool
     answered_at: datetime | None
+    # A short answer as typed; matching's {prompt's pair id: match's pair id} or ordering's
+    # item ids in the learner's order.
+    text: str = ""
+    arrangement: Any = None
 
     @classmethod
     def of(cls, row: Any, question: QuestionData) -> RecordedAnswer:
@@ -56,6 +70,8 @@ class RecordedAnswer:
             fraction=row.fraction,
             is_correct=row.is_correct,
             answered_at=row.answered_at,
+            text=row.text or "",
+            arrangement=row.arrangement,
         )
 
     @classmethod
@@ -74,6 +90,8 @@ class RecordedAnswer:
             fraction=fields["fraction"],
             is_correct=fields["is_correct"],
             answered_at=fields.get("answered_at"),
+            text=fields.get("text", ""),
+            arrangement=fields.get("arrangement"),
         )
 
     @property
@@ -138,6 +156,109 @@ class RecordedAnswer:
         if best is None:
             return None
         return next((a for a in self.question.numbers if a.pk == best[1]), None)
+
+    # --- Short answer, matching, ordering, as they stood when answered -----------------
+
+    @property
+    def accepted_texts(self) -> list[str]:
+        """A short-answer question's accepted answers worth the whole mark when the learner
+        answered, in the page's language (English where it has none)."""
+        english = (get_language() or "en").split("-")[0] != "ar"
+        return [
+            (text_en if english or not text_ar else text_ar)
+            for text_en, text_ar, fraction, _exact, _pk in self.key or []
+            if Decimal(fraction) == FULL_MARK
+        ]
+
+    def text_matched(self) -> AcceptedTextData | None:
+        """The accepted answer a short answer matched best when it was answered (for its
+        feedback; None if none, or it has been deleted since)."""
+        best = None
+        for text_en, text_ar, fraction, exact, pk in self.key or []:
+            if any(t and matches(self.text, t, exact=exact) for t in (text_en, text_ar)) and (
+                best is None or Decimal(fraction) > best[0]
+            ):
+                best = (Decimal(fraction), pk)
+        if best is None:
+            return None
+        return next((text for text in self.question.texts if text.pk == best[1]), None)
+
+    @property
+    def match_rows(self) -> list[MatchRow]:
+        """A matching answer, prompt by prompt as the question has them: the match picked and
+        the right one (as the key stood when it was answered)."""
+        return match_rows(self.question, self.arrangement or {}, self.key or {})
+
+    @property
+    def order_rows(self) -> list[OrderRow]:
+        """An ordering answer, item by item in the learner's order: each item's place in the
+        right order, and whether it is one of the longest run already in order."""
+        return order_rows(self.question, list(self.arrangement or []), list(self.key or []))
+
+    @property
+    def right_order(self) -> list[ItemData]:
+        """The items in the right order when the learner answered."""
+        items = {item.pk: item for item in self.question.items}
+        return [items[pk] for pk in self.key or [] if pk in items]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    prompt: PairData
+    picked: PairData | None
+    right: PairData | None
+
+    @property
+    def is_right(self) -> bool:
+        return self.picked is not None and self.right is not None and self.picked == self.right
+
+
+def match_rows(
+    question: QuestionData, picked: dict[str, int], key: dict[str, int]
+) -> list[MatchRow]:
+    """Each prompt of a matching question with the match picked (`picked`, None when none)
+    and the right one (`key`, as it stood; the question's own pair when there is no key)."""
+    pairs = {pair.pk: pair for pair in question.pairs}
+    return [
+        MatchRow(
+            prompt=prompt,
+            picked=pairs.get(picked.get(str(prompt.pk), 0)),
+            right=pairs.get(key.get(str(prompt.pk), prompt.pk)),
+        )
+        for prompt in question.prompts
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRow:
+    item: ItemData
+    # Its place in the right order, from 1.
+    place: int
+    # Part of the longest run of items already in the right order (what the mark counts).
+    in_order: bool
+
+
+def order_rows(question: QuestionData, order: list[int], key: list[int]) -> list[OrderRow]:
+    """The items as the learner ordered them, each with its right place (from `key`, the
+    right order when answered) and whether the mark counts it (`grading.longest_in_order`)."""
+    items = {item.pk: item for item in question.items}
+    place = {pk: index for index, pk in enumerate(key or [item.pk for item in question.items])}
+    shown = [pk for pk in order if pk in items and pk in place]
+    counted = set(in_order_positions([place[pk] for pk in shown]))
+    return [
+        OrderRow(item=items[pk], place=place[pk] + 1, in_order=index in counted)
+        for index, pk in enumerate(shown)
+    ]
+
+
+def in_order_positions(places: list[int]) -> list[int]:
+    """Indexes into `places` of one longest increasing run (the items the mark counts)."""
+    best: list[list[int]] = []
+    for index, value in enumerate(places):
+        candidates = [run for run in best if places[run[-1]] < value]
+        longest = max(candidates, key=len, default=[])
+        best.append([*longest, index])
+    return max(best, key=len, default=[])
 
 
 def unanswered_verdicts(choices: tuple[ChoiceData, ...] | list[ChoiceData]) -> list[ChoiceVerdict]:

@@ -1,6 +1,15 @@
 from modeltranslation.translator import TranslationOptions, register
 
-from .models import Choice, Guide, NumericalAnswer, Question, Quiz
+from .models import (
+    AcceptedText,
+    Choice,
+    Guide,
+    MatchPair,
+    NumericalAnswer,
+    OrderItem,
+    Question,
+    Quiz,
+)
 
 
 @register(Guide)
@@ -33,3 +42,22 @@ class ChoiceTranslationOptions(TranslationOptions):
 class NumericalAnswerTranslationOptions(TranslationOptions):
     fields = ("feedback",)
     required_languages = {}
+
+
+@register(AcceptedText)
+class AcceptedTextTranslationOptions(TranslationOptions):
+    # An accepted answer in each language the learner may answer in; English is required.
+    fields = ("text", "feedback")
+    required_languages = {"en": ("text",)}
+
+
+@register(MatchPair)
+class MatchPairTranslationOptions(TranslationOptions):
+    fields = ("prompt", "match")
+    required_languages = {"en": ("match",)}
+
+
+@register(OrderItem)
+class OrderItemTranslationOptions(TranslationOptions):
+    fields = ("text",)
+    required_languages = {"en": ("text",)}

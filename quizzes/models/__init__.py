@@ -14,6 +14,7 @@ from .attempts import (
     progress_of_attempts,
 )
 from .content import (
+    CHOICE_KINDS,
     FULL_MARK,
     IMAGE_ALT_MAX_LENGTH,
     WEIGHT_SLACK,
@@ -21,6 +22,7 @@ from .content import (
     Guide,
     GuideManager,
     NumericalAnswer,
+    OrderedPart,
     Question,
     QuestionManager,
     QuestionPart,
@@ -37,11 +39,24 @@ from .content import (
     validate_choice_set,
     validate_numerical_answers,
 )
+from .kinds import (
+    PART_TEXT_MAX_LENGTH,
+    SHORT_ANSWER_MAX_LENGTH,
+    AcceptedText,
+    MatchPair,
+    OrderItem,
+)
 from .reports import QuestionReport, QuestionReportQuerySet
 from .review import ReviewAnswer, ReviewCard
 
 __all__ = [
+    "CHOICE_KINDS",
     "DEADLINE_GRACE",
+    "PART_TEXT_MAX_LENGTH",
+    "SHORT_ANSWER_MAX_LENGTH",
+    "AcceptedText",
+    "MatchPair",
+    "OrderItem",
     "FULL_MARK",
     "IMAGE_ALT_MAX_LENGTH",
     "PROGRESS_COLUMNS",
@@ -55,6 +70,7 @@ __all__ = [
     "NumericalAnswer",
     "Question",
     "QuestionManager",
+    "OrderedPart",
     "QuestionPart",
     "QuestionPartManager",
     "QuestionQuerySet",

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .content import Choice, Question, Quiz
+from .kinds import SHORT_ANSWER_MAX_LENGTH
 
 # Answers may arrive this late after an attempt's deadline: the time a submit takes to cross
 # the network. Documented in the README (as quizzes.availability.DEADLINE_GRACE).
@@ -247,6 +248,11 @@ class Answer(models.Model):
     number = models.DecimalField(
         _("number"), max_digits=20, decimal_places=10, null=True, blank=True
     )
+    # A short answer as the learner typed it (matched as people type: quizzes/typed.py).
+    text = models.CharField(_("text typed"), max_length=SHORT_ANSWER_MAX_LENGTH, blank=True)
+    # Matching: {prompt's pair id: pair id of the match picked}; ordering: the items' ids in
+    # the learner's order.
+    arrangement = models.JSONField(_("matches or order"), default=list, blank=True)
     # The share of the question's mark this answer earned, 0 to 1.
     fraction = models.DecimalField(_("mark"), max_digits=5, decimal_places=4, default=Decimal(0))
     # Whole mark earned (fraction 1): what "right" means in counts and analyses.

@@ -263,6 +263,10 @@ class Quiz(models.Model):
         return (last or 0) + 1
 
 
+# The kinds answered by picking among the question's choices.
+CHOICE_KINDS = frozenset({"single", "multiple", "truefalse"})
+
+
 class QuestionQuerySet(models.QuerySet["Question"]):
     def counts_by_quiz(self) -> dict[int, int]:
         """How many of these questions each quiz has, by quiz id (one statement)."""
@@ -281,6 +285,9 @@ class Question(models.Model):
         MULTIPLE = "multiple", _("Several answers")
         TRUEFALSE = "truefalse", _("True or false")
         NUMERICAL = "numerical", _("Number")
+        SHORT = "short", _("Short answer")
+        MATCHING = "matching", _("Matching")
+        ORDERING = "ordering", _("Ordering")
 
     quiz = models.ForeignKey(
         Quiz, on_delete=models.CASCADE, related_name="questions", verbose_name=_("quiz")
@@ -324,19 +331,7 @@ class Question(models.Model):
 
     @property
     def has_choices(self) -> bool:
-        return self.kind != self.Kind.NUMERICAL
-
-    @property
-    def accepted_numbers_now(self) -> list[str]:
-        """A numerical question's numbers worth the whole mark as its key stands now (for a
-        question left unanswered; an answer keeps the key it was marked against)."""
-        return [
-            f"{number.value.normalize():f} ± {number.tolerance.normalize():f}"
-            if number.tolerance
-            else f"{number.value.normalize():f}"
-            for number in self.numerical_answers.all()
-            if number.fraction == 1
-        ]
+        return self.kind in CHOICE_KINDS
 
 
 class QuestionPartManager[T: models.Model](models.Manager[T]):
@@ -348,14 +343,11 @@ class QuestionPartManager[T: models.Model](models.Manager[T]):
         )
 
 
-class QuestionPart(models.Model):
-    """What a question's parts (its choices, its accepted numbers) share: a place in the
-    question's order, a weight (`fraction`, each part's own default) and the feedback for a
-    learner whose response is this part. Each has its `question` foreign key."""
+class OrderedPart(models.Model):
+    """A row of a question in the question's own order (`position`), named by quiz, question
+    and position. Each has its `question` foreign key."""
 
     position = models.PositiveSmallIntegerField(_("position"))
-    # For a learner whose response is this part: GIFT's per-answer "#feedback".
-    feedback = models.TextField(_("feedback"), blank=True)
 
     question: models.ForeignKey[Question]
 
@@ -367,6 +359,18 @@ class QuestionPart(models.Model):
         return (*self.question.natural_key(), self.position)
 
     natural_key.dependencies = ["quizzes.question"]  # type: ignore[attr-defined]
+
+
+class QuestionPart(OrderedPart):
+    """What a question's answer parts (its choices, its accepted numbers and texts) share: a
+    place in the question's order, a weight (`fraction`, each part's own default) and the
+    feedback for a learner whose response is this part."""
+
+    # For a learner whose response is this part: GIFT's per-answer "#feedback".
+    feedback = models.TextField(_("feedback"), blank=True)
+
+    class Meta(OrderedPart.Meta):
+        abstract = True
 
 
 class Choice(QuestionPart):

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .content import Choice, Question
+from .kinds import SHORT_ANSWER_MAX_LENGTH
 
 
 class ReviewCard(models.Model):
@@ -95,6 +96,11 @@ class ReviewAnswer(models.Model):
     number = models.DecimalField(
         _("number"), max_digits=20, decimal_places=10, null=True, blank=True
     )
+    # A short answer as the learner typed it (matched as people type: quizzes/typed.py).
+    text = models.CharField(_("text typed"), max_length=SHORT_ANSWER_MAX_LENGTH, blank=True)
+    # Matching: {prompt's pair id: pair id of the match picked}; ordering: the items' ids in
+    # the learner's order.
+    arrangement = models.JSONField(_("matches or order"), default=list, blank=True)
     fraction = models.DecimalField(_("mark"), max_digits=5, decimal_places=4, default=Decimal(0))
     is_correct = models.BooleanField(_("correct"))
     answered_at = models.DateTimeField(_("answered"), default=timezone.now)

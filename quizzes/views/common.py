@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Concatenate, cast
@@ -89,14 +90,37 @@ def published_quiz(slug: str) -> Quiz:
 
 
 def answer_data(request: HttpRequest, *fields: str) -> dict[str, Any]:
-    """The posted answer, with `choice` as a list: one radio button or several boxes (and
-    any other `fields`, as posted: the review page's card and revision)."""
+    """The posted answer, with `choice` as a list (one radio button or several boxes), `match`
+    and `position` as lists in their fields' order (`match-1`, `match-2`, …: a matching
+    question's selects, an ordering question's), and any other `fields`, as posted (the
+    review page's card and revision)."""
     return {
         "choice": request.POST.getlist("choice"),
         "number": request.POST.get("number", ""),
+        "text": request.POST.get("text", ""),
+        "match": _numbered_fields(request, "match"),
+        "position": _numbered_fields(request, "position"),
         "question": request.POST.get("question", ""),
         **{name: request.POST.get(name, "") for name in fields},
     }
+
+
+# More numbered fields than any question has (matching's prompts, ordering's items) is junk.
+MAX_NUMBERED_FIELDS = 100
+_NUMBERED = re.compile(r"^(match|position)-([1-9][0-9]{0,2})$")
+
+
+def _numbered_fields(request: HttpRequest, name: str) -> list[str]:
+    """`name-1`, `name-2`, … as posted, in order ("" for a number missing among them)."""
+    posted = {}
+    for key in request.POST:
+        found = _NUMBERED.match(key)
+        if found and found[1] == name:
+            posted[int(found[2])] = request.POST.get(key, "")
+    if not posted:
+        return []
+    last = min(max(posted), MAX_NUMBERED_FIELDS + 1)
+    return [posted.get(number, "") for number in range(1, last + 1)]
 
 
 def same_site_path(request: HtmxHttpRequest) -> str:

@@ -1,0 +1,107 @@
+"""The parts of the questions learners type, match and put in order: a short-answer
+question's accepted texts, a matching question's pairs, an ordering question's items."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from .content import OrderedPart, Question, QuestionPart, QuestionPartManager
+
+# What a learner may type for a short answer, and what an instructor may accept.
+SHORT_ANSWER_MAX_LENGTH = 200
+# A matching prompt, a match, an item to order.
+PART_TEXT_MAX_LENGTH = 300
+
+
+class AcceptedText(QuestionPart):
+    """A short-answer question's accepted answer, worth `fraction` of the mark (a whole
+    answer 1, a partly right one less). Matched as people type (quizzes/typed.py): case,
+    spaces, and in Arabic diacritics, tatweel, the forms of alef, final ة/ه and ى/ي, and
+    Arabic-Indic digits do not count, unless it is `exact`."""
+
+    question = models.ForeignKey(
+        Question,
+        on_delete=models.CASCADE,
+        related_name="accepted_texts",
+        verbose_name=_("question"),
+    )
+    text = models.CharField(_("accepted answer"), max_length=SHORT_ANSWER_MAX_LENGTH)
+    fraction = models.DecimalField(_("weight"), max_digits=8, decimal_places=7, default=Decimal(1))
+    exact = models.BooleanField(
+        _("exact"),
+        default=False,
+        help_text=_("Match exactly as written: case, diacritics and letter forms count."),
+    )
+
+    objects = QuestionPartManager["AcceptedText"]()
+
+    class Meta(QuestionPart.Meta):
+        verbose_name = _("accepted answer")
+        verbose_name_plural = _("accepted answers")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "position"], name="accepted_text_position_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(fraction__gt=0, fraction__lte=1),
+                name="accepted_text_weight_above_zero_up_to_one",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class MatchPair(OrderedPart):
+    """A matching question's pair: a `prompt` and the `match` that goes with it. A pair with
+    no prompt is a distractor: its match is offered to every prompt and right for none."""
+
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="pairs", verbose_name=_("question")
+    )
+    prompt = models.CharField(
+        _("prompt"),
+        max_length=PART_TEXT_MAX_LENGTH,
+        blank=True,
+        help_text=_("Leave empty for a match that goes with no prompt (a distractor)."),
+    )
+    match = models.CharField(_("match"), max_length=PART_TEXT_MAX_LENGTH)
+
+    objects = QuestionPartManager["MatchPair"]()
+
+    class Meta(OrderedPart.Meta):
+        verbose_name = _("pair")
+        verbose_name_plural = _("pairs")
+        constraints = [
+            models.UniqueConstraint(fields=["question", "position"], name="pair_position_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prompt} → {self.match}" if self.prompt else self.match
+
+
+class OrderItem(OrderedPart):
+    """An ordering question's item; its `position` is its place in the right order."""
+
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="order_items", verbose_name=_("question")
+    )
+    text = models.CharField(_("text"), max_length=PART_TEXT_MAX_LENGTH)
+
+    objects = QuestionPartManager["OrderItem"]()
+
+    class Meta(OrderedPart.Meta):
+        verbose_name = _("item to order")
+        verbose_name_plural = _("items to order")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "position"], name="order_item_position_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.text
