@@ -239,14 +239,8 @@ class AttemptState:
         """A matching question's matches (every pair's, distractors included) or an ordering
         question's items, in this attempt's own order: drawn at its start, or for a question
         added since, drawn from the attempt and the question alone (the same at each reload)."""
-        parts: tuple[PairData | ItemData, ...] = (
-            question.pairs if question.kind == QuizModelQuestion.Kind.MATCHING else question.items
-        )
-        order = self.attempt.choice_order.get(str(question.pk)) or arranged(
-            [part.pk for part in parts], random.Random(f"{self.attempt.pk}:{question.pk}")
-        )
-        rank = {part_id: index for index, part_id in enumerate(order)}
-        return tuple(sorted(parts, key=lambda part: rank.get(part.pk, len(rank))))
+        order = self.attempt.choice_order.get(str(question.pk))
+        return parts_in_order(question, order, seed=f"{self.attempt.pk}:{question.pk}")
 
     def shown(
         self, question: QuestionData
@@ -279,6 +273,20 @@ class AttemptState:
                 verdicts = unanswered_verdicts(choices)
             rows.append((question, answer, verdicts))
         return rows
+
+
+def parts_in_order(
+    question: QuestionData, order: list[int] | None, *, seed: str
+) -> tuple[PairData | ItemData, ...]:
+    """A matching question's matches or an ordering question's items in `order` (their ids),
+    or, without one, shuffled by `seed` (the same every time: a review card's, a preview's)."""
+    parts: tuple[PairData | ItemData, ...] = (
+        question.pairs if question.kind == QuizModelQuestion.Kind.MATCHING else question.items
+    )
+    if not order:
+        order = arranged([part.pk for part in parts], random.Random(seed))
+    rank = {part_id: index for index, part_id in enumerate(order)}
+    return tuple(sorted(parts, key=lambda part: rank.get(part.pk, len(rank))))
 
 
 def arranged(ids: list[int], shuffler: random.Random) -> list[int]:

@@ -33,12 +33,15 @@ from .attempt_read import (
     attempt_state,
 )
 from .availability import DEADLINE_GRACE, quiz_availability
-from .content import ChoiceData, QuestionData, QuizData, quiz_content
+from .content import ChoiceData, ItemData, PairData, QuestionData, QuizData, quiz_content
 from .grading import Posted, Response, Unreadable, read_response
 from .models import Answer, Attempt, Question, Quiz
 from .responses import ChoiceVerdict, RecordedAnswer
 
 logger = logging.getLogger(__name__)
+
+# The kinds whose step numbers parts of the question for the learner to arrange.
+PART_KINDS = frozenset({Question.Kind.MATCHING, Question.Kind.ORDERING})
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Learner
@@ -112,6 +115,8 @@ class StepPage:
     # Choices posted by their number on the page (shuffled ones), not their id.
     numbered: bool
     verdicts: list[ChoiceVerdict]
+    # A matching question's matches, an ordering question's items, in the attempt's order.
+    parts: tuple[PairData | ItemData, ...] = ()
 
     @property
     def attempt(self) -> AttemptRow:
@@ -152,6 +157,7 @@ def step_page(state: AttemptState, question: QuestionData) -> StepPage:
         choices=choices,
         numbered=state.numbered_choices(question) is not None,
         verdicts=feedback.choice_verdicts(choices) if feedback else [],
+        parts=state.parts_of(question) if question.kind in PART_KINDS else (),
     )
 
 

@@ -355,6 +355,11 @@ class QuestionData:
         return next((choice for choice in self.choices if choice.pk == choice_id), None)
 
     @property
+    def accepted_texts_now(self) -> list[str]:
+        """A short-answer question's answers worth the whole mark as the key stands now."""
+        return [text.text for text in self.texts if text.fraction == 1]
+
+    @property
     def accepted_numbers_now(self) -> list[str]:
         """The numbers worth the whole mark as the key stands now (for a question left
         unanswered; an answer keeps the key it was marked against)."""

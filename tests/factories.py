@@ -18,7 +18,17 @@ from quizzes.content import (
     QuizData,
     content_changed,
 )
-from quizzes.models import Choice, Guide, NumericalAnswer, Question, Quiz, equal_weights
+from quizzes.models import (
+    AcceptedText,
+    Choice,
+    Guide,
+    MatchPair,
+    NumericalAnswer,
+    OrderItem,
+    Question,
+    Quiz,
+    equal_weights,
+)
 
 _counter = itertools.count(1)
 
@@ -165,6 +175,79 @@ def add_numerical_question(quiz: Quiz, position: int, answers=((16, 0, 1),)) -> 
             fraction=Decimal(str(fraction)),
         )
     return question
+
+
+def add_short_question(
+    quiz: Quiz,
+    position: int,
+    accepted=(("optimizer states", "حالات المحسّن", 1, False), ("states", "", 0.5, False)),
+) -> Question:
+    """A short-answer question accepting each (English, Arabic, weight, exact) of `accepted`."""
+    question = _question(
+        quiz, position, "short", f"What does ZeRO-1 shard ({position})?", "ما الذي تجزّئه"
+    )
+    for answer_position, (en, ar, fraction, exact) in enumerate(accepted, start=1):
+        AcceptedText.objects.create(
+            question=question,
+            position=answer_position,
+            text_en=en,
+            text_ar=ar,
+            fraction=Decimal(str(fraction)),
+            exact=exact,
+        )
+    return question
+
+
+# ZeRO's stages and what each shards; the last match goes with no stage (a distractor).
+ZERO_PAIRS = (
+    ("ZeRO-1", "مرحلة ZeRO-1", "optimizer states", "حالات المحسّن"),
+    ("ZeRO-2", "مرحلة ZeRO-2", "gradients", "التدرّجات"),
+    ("ZeRO-3", "مرحلة ZeRO-3", "parameters", "المعاملات"),
+    ("", "", "activations", "التنشيطات"),
+)
+
+
+def add_matching_question(quiz: Quiz, position: int, pairs=ZERO_PAIRS) -> Question:
+    question = _question(
+        quiz, position, "matching", f"Match each stage ({position})", "طابق كل مرحلة"
+    )
+    for pair_position, (prompt_en, prompt_ar, match_en, match_ar) in enumerate(pairs, start=1):
+        MatchPair.objects.create(
+            question=question,
+            position=pair_position,
+            prompt_en=prompt_en,
+            prompt_ar=prompt_ar,
+            match_en=match_en,
+            match_ar=match_ar,
+        )
+    return question
+
+
+PIPELINE_STEPS = (
+    ("forward", "التمرير الأمامي"),
+    ("backward", "التمرير الخلفي"),
+    ("all-reduce", "الاختزال الشامل"),
+    ("optimizer step", "خطوة المحسّن"),
+)
+
+
+def add_ordering_question(quiz: Quiz, position: int, items=PIPELINE_STEPS) -> Question:
+    question = _question(
+        quiz, position, "ordering", f"Put the steps in order ({position})", "رتّب الخطوات"
+    )
+    for item_position, (en, ar) in enumerate(items, start=1):
+        OrderItem.objects.create(question=question, position=item_position, text_en=en, text_ar=ar)
+    return question
+
+
+def make_typed_quiz(**fields) -> Quiz:
+    """A published quiz of a short-answer, a matching and an ordering question."""
+    quiz = make_quiz(questions=0, **fields)
+    add_short_question(quiz, 1)
+    add_matching_question(quiz, 2)
+    add_ordering_question(quiz, 3)
+    content_changed(quiz=quiz)
+    return quiz
 
 
 def make_mixed_quiz(**fields) -> Quiz:

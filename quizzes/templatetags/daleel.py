@@ -253,3 +253,50 @@ def missed_count(review) -> int:
     """How many questions of an attempt's answers (its result's `review` rows) were answered
     and not right: the questions the spaced review brings back."""
     return sum(1 for _question, answer, _verdicts in review if answer and not answer.is_correct)
+
+
+@dataclass(frozen=True)
+class ArrangeRow:
+    """One select of a matching or ordering step: its number on the page, what it is for (a
+    prompt, an item) and the number selected (0: none)."""
+
+    number: int
+    part: object
+    selected: int
+
+
+@register.simple_tag
+def arrange_rows(question, parts, answer=None, form=None) -> list[ArrangeRow]:
+    """The selects of a matching step (one per prompt, the match picked) or an ordering step
+    (one per item as `parts` shows them, its position): as the form was posted, else as the
+    answer saved them, else none picked (an item: its place as shown)."""
+    posted = form.data.get("match" if question.kind == "matching" else "position") if form else None
+    if question.kind == "matching":
+        saved = (answer.arrangement or {}) if answer else {}
+        numbers = {part.pk: n for n, part in enumerate(parts, start=1)}
+        return [
+            ArrangeRow(
+                n,
+                prompt,
+                _posted_number(posted, n)
+                if posted is not None
+                else numbers.get(saved.get(str(prompt.pk)), 0),
+            )
+            for n, prompt in enumerate(question.prompts, start=1)
+        ]
+    order = list(answer.arrangement or []) if answer else []
+    return [
+        ArrangeRow(
+            n,
+            item,
+            _posted_number(posted, n)
+            if posted is not None
+            else (order.index(item.pk) + 1 if item.pk in order else n),
+        )
+        for n, item in enumerate(parts, start=1)
+    ]
+
+
+def _posted_number(posted: list[str], n: int) -> int:
+    value = posted[n - 1] if n <= len(posted) else ""
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 4 else 0

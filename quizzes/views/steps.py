@@ -150,8 +150,9 @@ def _render_step(
         "step_url": _step_address(request, attempt.pk, number) if page.feedback is None else "",
         "next_url": _step_address(request, attempt.pk, number + 1) if page.has_next else "",
         "choices": page.choices,
-        # Keys the unanswered fields kept rendered (take.html).
-        "choice_order": ",".join(str(choice.pk) for choice in page.choices),
+        "parts": page.parts,
+        # Keys the unanswered fields kept rendered (take.html): the order of what it lists.
+        "choice_order": ",".join(str(part.pk) for part in (page.parts or page.choices)),
         "numbered_choices": page.numbered,
         "verdicts": page.verdicts,
         "form": form,  # None: nothing sent yet, so no errors to show
