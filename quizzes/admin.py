@@ -22,9 +22,12 @@ from .instructors import exports
 from .instructors.deletion import KeepsLastQuestionOfPublishedQuizMixin
 from .instructors.duplication import quiz_duplicate
 from .instructors.forms import (
+    AcceptedTextInlineFormSet,
     BilingualFieldsMixin,
     ChoiceInlineFormSet,
+    MatchPairInlineFormSet,
     NumericalAnswerInlineFormSet,
+    OrderItemInlineFormSet,
     QuestionForm,
     QuestionInlineForm,
     QuestionInlineFormSet,
@@ -41,11 +44,14 @@ from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
 from .models import (
+    AcceptedText,
     Answer,
     Attempt,
     Choice,
     Guide,
+    MatchPair,
     NumericalAnswer,
+    OrderItem,
     Question,
     QuestionReport,
     Quiz,
@@ -94,6 +100,66 @@ class NumericalAnswerInline(
     ordering = ["position"]
 
 
+class AcceptedTextInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
+    """A short-answer question's accepted answers, each worth a share of the mark (100% for a
+    whole answer); matched as people type unless marked exact (quizzes/typed.py)."""
+
+    model = AcceptedText
+    form = InlineRowForm
+    formset = AcceptedTextInlineFormSet
+    sortable_field_name = "position"
+    fields = [
+        ("position", "fraction", "exact"),
+        ("text_en", "text_ar"),
+        ("feedback_en", "feedback_ar"),
+    ]
+    extra = 0
+    ordering = ["position"]
+
+
+class MatchPairInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
+    """A matching question's pairs: a prompt and its match; a match without a prompt is a
+    distractor, offered to every prompt."""
+
+    model = MatchPair
+    form = InlineRowForm
+    formset = MatchPairInlineFormSet
+    sortable_field_name = "position"
+    fields = ["position", ("prompt_en", "prompt_ar"), ("match_en", "match_ar")]
+    extra = 0
+    ordering = ["position"]
+
+
+class OrderItemInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
+    """An ordering question's items, in the right order: learners see them shuffled."""
+
+    model = OrderItem
+    form = InlineRowForm
+    formset = OrderItemInlineFormSet
+    sortable_field_name = "position"
+    fields = ["position", ("text_en", "text_ar")]
+    extra = 0
+    ordering = ["position"]
+
+
+# Every section a question may have; its kind shows the one it uses (daleel-kinds.js).
+QUESTION_PART_INLINES = [
+    ChoiceInline,
+    NumericalAnswerInline,
+    AcceptedTextInline,
+    MatchPairInline,
+    OrderItemInline,
+]
+# Which kinds use each section.
+SECTION_KINDS = {
+    ChoiceInline: {"single", "multiple", "truefalse"},
+    NumericalAnswerInline: {"numerical"},
+    AcceptedTextInline: {"short"},
+    MatchPairInline: {"matching"},
+    OrderItemInline: {"ordering"},
+}
+
+
 class QuestionInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
     """A quiz's questions on its own page, each with its choices or accepted numbers nested
     (django-nested-admin): the whole quiz is one page and one save. Questions and choices
@@ -102,7 +168,7 @@ class QuestionInline(BilingualFieldsMixin, NestedStackedInlineMixin, Translation
     model = Question
     form = QuestionInlineForm
     formset = QuestionInlineFormSet
-    inlines = [ChoiceInline, NumericalAnswerInline]
+    inlines = QUESTION_PART_INLINES
     sortable_field_name = "position"
     fields = [
         ("position", "kind"),
@@ -312,14 +378,15 @@ class QuestionAdmin(
         ("explanation_image_alt_en", "explanation_image_alt_ar"),
     ]
     ordering = ["quiz", "position"]
-    # Both, so that changing the kind is one save; the one the kind does not use is folded.
-    inlines = [ChoiceInline, NumericalAnswerInline]
+    # Every section, so that changing the kind is one save; those the kind does not use are
+    # folded (and hidden by daleel-kinds.js).
+    inlines = QUESTION_PART_INLINES
 
     def get_inline_instances(self, request, obj=None):
         inlines = super().get_inline_instances(request, obj)
         if obj is not None:
             for inline in inlines:
-                unused = (obj.kind == Question.Kind.NUMERICAL) == isinstance(inline, ChoiceInline)
+                unused = obj.kind not in SECTION_KINDS[type(inline)]
                 inline.classes = ["collapse"] if unused else []
         return inlines
 

@@ -37,9 +37,10 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from fsrs import Card, Rating, Scheduler, State
 
-from .content import ChoiceData, QuestionData, quiz_content
+from .attempt_read import parts_in_order
+from .content import ChoiceData, ItemData, PairData, QuestionData, quiz_content
 from .grading import Response, Unanswerable, grade_response
-from .models import ReviewAnswer, ReviewCard
+from .models import Question, ReviewAnswer, ReviewCard
 from .responses import RecordedAnswer
 
 PRACTICE_SIZE = 10
@@ -306,6 +307,14 @@ class ReviewStep:
     @property
     def choices(self) -> tuple[ChoiceData, ...]:
         return self.question.choices
+
+    @property
+    def parts(self) -> tuple[PairData | ItemData, ...]:
+        """A matching question's matches or an ordering question's items, in an order of the
+        card's own (the same at each showing of it)."""
+        if self.question.kind not in (Question.Kind.MATCHING, Question.Kind.ORDERING):
+            return ()
+        return parts_in_order(self.question, None, seed=f"card:{self.card.pk}")
 
 
 def _with_content(card: ReviewCard) -> QuestionData | None:

@@ -4,8 +4,22 @@ from __future__ import annotations
 
 import re
 
-# Inlines nested in each row of an inline (the quiz's page: a question's choices and numbers).
-NESTED = {"questions": ("choices", "numerical_answers")}
+# The sections of a question, one per kind's parts (a question's page shows them all).
+QUESTION_SECTIONS = ("choices", "numerical_answers", "accepted_texts", "pairs", "order_items")
+# The sections of the short-answer, matching and ordering kinds.
+TYPED_SECTIONS = ("accepted_texts", "pairs", "order_items")
+# Inlines nested in each row of an inline (the quiz's page: a question's sections).
+NESTED = {"questions": QUESTION_SECTIONS}
+
+
+def typed_sections(**rows: list[dict]) -> dict:
+    """The management forms (and `rows`) of the short-answer, matching and ordering sections,
+    as a question's page posts them."""
+    return {
+        key: value
+        for section in TYPED_SECTIONS
+        for key, value in inline(section, rows.get(section, [])).items()
+    }
 
 
 def inline(prefix: str, rows: list[dict], initial: int = 0) -> dict:
@@ -94,6 +108,7 @@ def save_question(client, question, rows: list[dict], numbers: list[dict] = (), 
     data |= {name: str(value) for name, value in fields.items()}
     data |= inline("choices", rows, initial=sum(1 for row in rows if "id" in row))
     data |= inline("numerical_answers", numbers, initial=sum(1 for row in numbers if "id" in row))
+    data |= typed_sections()
     return client.post(f"/en/admin/quizzes/question/{question.pk}/change/", data)
 
 

@@ -11,11 +11,15 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from ..models import (
+    AcceptedText,
     Choice,
+    MatchPair,
     NumericalAnswer,
+    OrderItem,
     Question,
     QuizOverride,
     equal_weights,
+    parts_problems,
     validate_choice_set,
     validate_numerical_answers,
 )
@@ -163,6 +167,60 @@ class NumericalAnswerInlineFormSet(ReorderableInlineFormSet):
         )
 
 
+class KindPartsInlineFormSet(ReorderableInlineFormSet):
+    """The parts of a short-answer, matching or ordering question (`kind`): refused on a
+    question of another kind, checked together otherwise (models.parts_problems), the same on
+    the question's page and the quiz's."""
+
+    kind = ""
+    # The keyword `parts_problems` takes these rows as.
+    rows_name = ""
+
+    def get_unique_error_message(self, unique_check) -> str:
+        return _("Two rows share a position; give each its own position.")
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return
+        forms = live_forms(self)
+        if not self.parent_row_stays():
+            return
+        if not forms and self.rows_stored_unseen().exists():
+            return  # as for choices: publishing checks them
+        kind = getattr(self.instance, "kind", None)
+        if kind != self.kind and not forms:
+            return
+        rows = [form.instance for form in forms]
+        for form, place in _places(forms).items():
+            form.instance.position = form.cleaned_data.get("position") or place
+        parts_problems(kind or "", **{self.rows_name: rows})
+
+
+class AcceptedTextInlineFormSet(KindPartsInlineFormSet):
+    kind, rows_name = "short", "texts"
+    stale_message = _(
+        "Someone else added an accepted answer to this question since you opened this page. "
+        "Reload the page to see it, then make your changes again."
+    )
+
+
+class MatchPairInlineFormSet(KindPartsInlineFormSet):
+    kind, rows_name = "matching", "pairs"
+    stale_message = _(
+        "Someone else added a pair to this question since you opened this page. "
+        "Reload the page to see it, then make your changes again."
+    )
+
+
+class OrderItemInlineFormSet(KindPartsInlineFormSet):
+    kind, rows_name = "ordering", "items"
+    stale_message = _(
+        "Someone else added an item to this question since you opened this page. "
+        "Reload the page to see it, then make your changes again."
+    )
+
+
 class QuestionInlineFormSet(ReorderableInlineFormSet):
     stale_message = _(
         "Someone else added a question at one of these positions since you opened this page. "
@@ -198,6 +256,12 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
                 validate_choice_set(
                     [(c.position, c.is_correct, c.fraction) for c in choices], kind=question.kind
                 )
+                parts_problems(
+                    question.kind,
+                    texts=_nested_or_stored(nested, AcceptedText, question, "accepted_texts"),
+                    pairs=_nested_or_stored(nested, MatchPair, question, "pairs"),
+                    items=_nested_or_stored(nested, OrderItem, question, "order_items"),
+                )
             except ValidationError as error:
                 problems.append(
                     _("Question %(position)s: %(problem)s")
@@ -209,6 +273,13 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
         if problems:
             problems.insert(0, _("Unpublish the quiz, or complete these questions' choices first."))
             raise ValidationError(problems)
+
+
+def _nested_or_stored(nested: dict, model, question, related: str) -> list:
+    """A question's rows of `model` as the page will store them, or as stored."""
+    if model in nested:
+        return nested[model]
+    return list(getattr(question, related).all()) if question.pk else []
 
 
 def _places(forms) -> dict:

@@ -25,7 +25,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from .. import history
-from ..attempt_read import attempt_state
+from ..attempt_read import attempt_state, parts_in_order
+from ..attempts import PART_KINDS
 from ..content import quiz_content
 from ..forms import AnswerForm
 from ..grading import Unanswerable, grade_response
@@ -274,10 +275,17 @@ class InstructorToolsMixin:
         if question is None:
             raise Http404(_("No such question."))
         choices = question.choices
+        # Matches or items in an order of the preview's own, the same at each showing.
+        parts = (
+            parts_in_order(question, None, seed=f"preview:{question.pk}")
+            if question.kind in PART_KINDS
+            else ()
+        )
         context = {
             "quiz": quiz,
             "question": question,
             "choices": choices,
+            "parts": parts,
             "number": number,
             "total": content.count,
             "next_url": (
@@ -291,7 +299,7 @@ class InstructorToolsMixin:
         status = 200
         if request.method == "POST":
             form = AnswerForm(answer_data(request))
-            response = form.response_for(question) if form.is_valid() else None
+            response = form.response_for(question, shown=parts or None) if form.is_valid() else None
             if response is None:
                 context["form"], status = form, 422
             else:

@@ -45,6 +45,7 @@ from .kinds import (
     AcceptedText,
     MatchPair,
     OrderItem,
+    parts_problems,
 )
 from .reports import QuestionReport, QuestionReportQuerySet
 from .review import ReviewAnswer, ReviewCard
@@ -88,6 +89,7 @@ __all__ = [
     "image_dimension",
     "image_field",
     "image_upload_to",
+    "parts_problems",
     "past_deadline",
     "progress_of_attempts",
     "validate_choice_set",

@@ -501,9 +501,11 @@ def validate_choice_set(
     """
     rows = [row if len(row) == 3 else (*row, None) for row in choices]
     errors = []
-    if kind == Question.Kind.NUMERICAL:
-        if rows:
+    if kind not in CHOICE_KINDS:
+        if rows and kind == Question.Kind.NUMERICAL:
             errors.append(_("A numerical question has no choices; delete them."))
+        elif rows:
+            errors.append(_("Only a question of choices has choices; delete them."))
         if errors:
             raise ValidationError(errors)
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -105,3 +106,62 @@ class OrderItem(OrderedPart):
 
     def __str__(self) -> str:
         return self.text
+
+
+def validate_accepted_texts(texts: list[tuple[int | None, Decimal]]) -> None:
+    """Raise ValidationError unless `(position, fraction)` rows make a short-answer question:
+    at least one accepted answer worth the whole mark."""
+    errors = []
+    if not any(fraction == 1 for _position, fraction in texts):
+        errors.append(_("Give at least one accepted answer worth 100%."))
+    _distinct_positions(texts, errors)
+    if errors:
+        raise ValidationError(errors)
+
+
+def validate_pairs(pairs: list[tuple[int | None, bool]]) -> None:
+    """Raise ValidationError unless `(position, has a prompt)` rows make a matching question:
+    at least two prompts with their matches (pairs without a prompt are distractors)."""
+    errors = []
+    if sum(1 for _position, prompted in pairs if prompted) < 2:
+        errors.append(_("A matching question needs at least two pairs with a prompt."))
+    _distinct_positions(pairs, errors)
+    if errors:
+        raise ValidationError(errors)
+
+
+def validate_items(items: list[tuple[int | None]]) -> None:
+    """Raise ValidationError unless `(position,)` rows make an ordering question: at least two
+    items, whose positions are their right order."""
+    errors = []
+    if len(items) < 2:
+        errors.append(_("An ordering question needs at least two items."))
+    _distinct_positions(items, errors)
+    if errors:
+        raise ValidationError(errors)
+
+
+def _distinct_positions(rows, errors: list) -> None:
+    positions = [row[0] for row in rows if row[0] is not None]
+    if len(positions) != len(set(positions)):
+        errors.append(_("Two rows share a position; give each its own position."))
+
+
+# What each kind's parts are, for the admin and the importer: the related name of its rows
+# and the check they must pass together.
+def parts_problems(kind: str, texts=(), pairs=(), items=()) -> None:
+    """Raise ValidationError unless the rows of a question of `kind` (model instances, or
+    anything with their fields) make it whole; and unless the rows of the other kinds are
+    gone."""
+    if kind != "short" and texts:
+        raise ValidationError(_("Only a short-answer question has accepted answers; delete them."))
+    if kind != "matching" and pairs:
+        raise ValidationError(_("Only a matching question has pairs; delete them."))
+    if kind != "ordering" and items:
+        raise ValidationError(_("Only an ordering question has items to order; delete them."))
+    if kind == "short":
+        validate_accepted_texts([(t.position, t.fraction) for t in texts])
+    elif kind == "matching":
+        validate_pairs([(p.position, bool(p.prompt_en or p.prompt_ar)) for p in pairs])
+    elif kind == "ordering":
+        validate_items([(i.position,) for i in items])

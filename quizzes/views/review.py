@@ -70,6 +70,7 @@ def _render(
         "step": step,
         "question": step.question if step else None,
         "choices": step.choices if step else [],
+        "parts": step.parts if step else (),
         "answer": answer,
         "verdicts": answer.choice_verdicts(step.choices) if answer and step else [],
         "form": form or AnswerForm(),
@@ -123,7 +124,7 @@ def review(request: LearnerRequest) -> HttpResponse:
     if "card" in form.errors or "revision" in form.errors:
         raise Http404("No such review question.")  # not a form our pages send
     step = _card_or_404(request, form.cleaned_data["card"])
-    response = form.response_for(step.question) if valid else None
+    response = form.response_for(step.question, shown=step.parts or None) if valid else None
     if response is None:
         # Nothing readable (no choice, a number in letters): said on the step, nothing written.
         return _render(request, step=step, form=form, practise=practise, status=422)

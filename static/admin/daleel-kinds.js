@@ -1,14 +1,22 @@
 // A question's kind shapes its form, on the question's page and for each question on the
 // quiz's page (quizzes/instructors/forms.py, KindShapesFormMixin):
 // - only the sections the kind uses show: choices for one answer, several answers and true or
-//   false; accepted numbers for a number. A section that holds rows stays, so that they can
+//   false; accepted numbers for a number; accepted answers for a short answer; pairs for
+//   matching; items for ordering. A section that holds rows stays, so that they can
 //   be deleted; the server refuses what does not fit the kind either way.
 // - choosing true or false on a question without choices adds its two, True and False in
 //   both languages; the instructor ticks the right one.
 // Without JavaScript every section shows and the same rules are checked on saving.
 "use strict";
 (() => {
-  const SECTIONS = { choices: (kind) => kind !== "numerical", numerical_answers: (kind) => kind === "numerical" };
+  const CHOICE_KINDS = ["single", "multiple", "truefalse"];
+  const SECTIONS = {
+    choices: (kind) => CHOICE_KINDS.includes(kind),
+    numerical_answers: (kind) => kind === "numerical",
+    accepted_texts: (kind) => kind === "short",
+    pairs: (kind) => kind === "matching",
+    order_items: (kind) => kind === "ordering",
+  };
 
   // "questions-0-kind" → "questions-0-", "kind" → "".
   const prefixOf = (select) => select.name.slice(0, -"kind".length);

@@ -293,9 +293,10 @@ def _fill(quiz, learners: int, attempts_each: int) -> None:
             f"""
             INSERT INTO {table[Answer]}
                 (attempt_id, question_id, choice_id, correct_choice_id, is_correct, answered_at,
-                 choice_ids, key, fraction)
+                 choice_ids, key, fraction, text, arrangement)
             SELECT a.id, q.id, picked.id, rightful.id, picked.is_correct, a.started_at,
-                   CAST('[]' AS {json}), CAST('{{}}' AS {json}), picked.fraction
+                   CAST('[]' AS {json}), CAST('{{}}' AS {json}), picked.fraction, '',
+                   CAST('[]' AS {json})
             FROM {table[Attempt]} a
             JOIN {table[Question]} q ON q.quiz_id = a.quiz_id
             JOIN {table[Choice]} rightful ON rightful.question_id = q.id AND rightful.position = 1

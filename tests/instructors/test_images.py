@@ -14,7 +14,7 @@ from django.test import override_settings
 from PIL import Image
 
 from quizzes.models import Choice, Question, Quiz
-from tests.admin_posts import choice_rows, inline
+from tests.admin_posts import choice_rows, inline, typed_sections
 from tests.factories import make_quiz
 
 pytestmark = pytest.mark.django_db
@@ -100,7 +100,7 @@ def question_post(question: Question, **fields) -> dict:
     }
     data |= fields
     data |= inline("choices", choice_rows(question), initial=question.choices.count())
-    data |= inline("numerical_answers", [])
+    data |= inline("numerical_answers", []) | typed_sections()
     return data
 
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Choice, Question, Quiz
-from tests.admin_posts import inline
+from tests.admin_posts import inline, typed_sections
 from tests.factories import make_guide, make_quiz, make_user, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ def _question_post(quiz, choices: list[tuple[int, bool]], position: int = 1) -> 
         | ({"is_correct": "on"} if correct else {})
         for i, (p, correct) in enumerate(choices, 1)
     ]
-    return data | inline("choices", rows) | inline("numerical_answers", [])
+    return data | inline("choices", rows) | inline("numerical_answers", []) | typed_sections()
 
 
 def test_instructors_group_holds_exactly_the_content_permissions():
@@ -324,7 +324,7 @@ def test_a_new_question_posted_as_a_newcomer_fills_it_saves_with_positions_and_w
             "explanation_en": "Memory for time.",
         }
         | inline("choices", rows)
-        | inline("numerical_answers", [])
+        | inline("numerical_answers", []) | typed_sections()
     )
 
     response = admin_client.post("/en/admin/quizzes/question/add/", data)

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from quizzes.models import Question
-from tests.admin_posts import choice_rows, page_errors, save_question
+from tests.admin_posts import choice_rows, page_errors, save_question, typed_sections
 from tests.factories import add_numerical_question, make_quiz
 
 pytestmark = pytest.mark.django_db
@@ -156,7 +156,7 @@ def _new_question_on_its_own_page(admin_client, quiz, question: dict):
     data = {"quiz": str(quiz.pk), "position": ""} | {
         key: value for key, value in question.items() if "-" not in key
     }
-    data |= inline("choices", []) | inline("numerical_answers", [])
+    data |= inline("choices", []) | inline("numerical_answers", []) | typed_sections()
     return admin_client.post("/en/admin/quizzes/question/add/", data)
 
 

@@ -5,6 +5,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from quizzes.attempts import attempt_start
 from quizzes.models import Answer, Attempt, Quiz, ReviewCard
@@ -216,3 +217,43 @@ def test_each_attempt_keeps_its_own_order_of_matches_and_items(learner, typed_qu
         ordering.order_items.order_by("position").values_list("pk", flat=True)
     )
     assert attempt_start(user=learner, quiz=typed_quiz).choice_order == attempt.choice_order
+
+
+def test_a_missed_matching_question_comes_back_in_review_and_is_answered_there(
+    learner_client, learner, typed_quiz
+):
+    from quizzes.models import ReviewAnswer
+
+    matching = typed_quiz.questions.get(position=2)
+    card = ReviewCard.objects.create(
+        user=learner, question=matching, due=timezone.now() - timedelta(minutes=1), state=1
+    )
+    page = learner_client.get("/en/review/").content.decode()
+    assert "Choose the match of each prompt" in page
+    response = learner_client.post(
+        "/en/review/",
+        {
+            "card": card.pk,
+            "revision": card.reviews,
+            "question": matching.pk,
+            **match_numbers(page, RIGHT_MATCHES),
+        },
+        **HX,
+    )
+    assert response.status_code == 200 and "Correct." in response.content.decode()
+    answer = ReviewAnswer.objects.get(card=card)
+    assert answer.is_correct and len(answer.arrangement) == 3
+    assert learner_client.get("/en/review/").status_code == 200
+
+
+def test_the_admins_preview_takes_an_ordering_question_and_records_nothing(
+    admin_client, typed_quiz
+):
+    url = f"/en/admin/quizzes/quiz/{typed_quiz.pk}/preview/3/"
+    page = admin_client.get(url).content.decode()
+    assert len(shown_items(page)) == 4
+    response = admin_client.post(
+        url, {**order_positions(page, RIGHT_ORDER, RIGHT_ORDER)}
+    ).content.decode()
+    assert "Correct." in response
+    assert not Answer.objects.exists()
