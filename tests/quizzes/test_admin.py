@@ -324,7 +324,8 @@ def test_a_new_question_posted_as_a_newcomer_fills_it_saves_with_positions_and_w
             "explanation_en": "Memory for time.",
         }
         | inline("choices", rows)
-        | inline("numerical_answers", []) | typed_sections()
+        | inline("numerical_answers", [])
+        | typed_sections()
     )
 
     response = admin_client.post("/en/admin/quizzes/question/add/", data)
