@@ -126,6 +126,73 @@
     }
   });
 
+  // An ordering question: each item gets Move up and Move down buttons, which move it in the
+  // list and set every item's position select to its place; the selects alone work without
+  // this (and say the same to the server). Focus stays on the button pressed.
+  function enhanceOrderLists(root) {
+    (root || document).querySelectorAll("[data-order-list]").forEach(function (list) {
+      if (list.dataset.enhanced) return;
+      list.dataset.enhanced = "1";
+      var items = function () { return Array.prototype.slice.call(list.querySelectorAll("[data-order-item]")); };
+      function renumber() {
+        items().forEach(function (item, index) {
+          var select = item.querySelector("select");
+          if (select) select.value = String(index + 1);
+        });
+      }
+      function say(item) {
+        var announcer = document.getElementById("announcer");
+        var label = item.querySelector("label");
+        if (announcer && label) {
+          announcer.textContent = label.textContent.trim() + ": " + (items().indexOf(item) + 1);
+        }
+      }
+      items().forEach(function (item) {
+        var label = item.querySelector("label");
+        var name = label ? label.textContent.trim() : "";
+        var controls = document.createElement("span");
+        controls.className = "order-item__moves";
+        [["up", list.dataset.moveUp], ["down", list.dataset.moveDown]].forEach(function (pair) {
+          var button = document.createElement("button");
+          button.type = "button";
+          button.className = "button button--small order-item__move";
+          button.dataset.move = pair[0];
+          button.textContent = pair[1];
+          button.setAttribute("aria-label", pair[1] + ": " + name);
+          controls.appendChild(button);
+        });
+        item.appendChild(controls);
+      });
+      list.addEventListener("click", function (event) {
+        var button = event.target.closest("[data-move]");
+        if (!button) return;
+        var item = button.closest("[data-order-item]");
+        if (button.dataset.move === "up" && item.previousElementSibling) {
+          list.insertBefore(item, item.previousElementSibling);
+        } else if (button.dataset.move === "down" && item.nextElementSibling) {
+          list.insertBefore(item.nextElementSibling, item);
+        }
+        renumber();
+        button.focus();
+        say(item);
+      });
+      // A select changed by hand: the list follows it, so what is read is what is sent.
+      list.addEventListener("change", function (event) {
+        var select = event.target;
+        if (!select.matches("select")) return;
+        var item = select.closest("[data-order-item]");
+        var place = parseInt(select.value, 10);
+        var others = items().filter(function (other) { return other !== item; });
+        if (!place || place > others.length + 1) return;
+        list.insertBefore(item, others[place - 1] || null);
+        renumber();
+        select.focus();
+      });
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { enhanceOrderLists(document); });
+  document.addEventListener("htmx:after:settle", function (event) { enhanceOrderLists(event.target); });
+
   // Self-rating after a review answer, as in Anki: keys 2, 3 and 4 press Hard, Good and Easy
   // after a right answer; after a wrong one (Again, recorded without asking) key 1 goes on to
   // the next question. The buttons and the link work without this.
