@@ -15,8 +15,24 @@ from django.db.models.fields.files import FieldFile
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
-from ..models import Attempt, Choice, NumericalAnswer, Question, Quiz
-from .gift import Bilingual, GiftChoice, GiftNumericalAnswer, GiftQuestion, write_gift
+from ..models import (
+    AcceptedText,
+    Attempt,
+    Choice,
+    MatchPair,
+    NumericalAnswer,
+    Question,
+    Quiz,
+)
+from .gift import (
+    Bilingual,
+    GiftChoice,
+    GiftNumericalAnswer,
+    GiftPair,
+    GiftQuestion,
+    GiftText,
+    write_gift,
+)
 
 
 def _bilingual(obj, field: str) -> Bilingual:
@@ -82,7 +98,28 @@ def _gift_question(question: Question, origin: str = "") -> GiftQuestion:
             )
             for answer in question.numerical_answers.all()
         ],
+        texts=[
+            GiftText(
+                text=_bilingual(accepted, "text"),
+                fraction=accepted.fraction.normalize(),
+                feedback=_bilingual(accepted, "feedback"),
+            )
+            for accepted in question.accepted_texts.all()
+        ],
+        pairs=[
+            GiftPair(prompt=_bilingual(pair, "prompt"), match=_bilingual(pair, "match"))
+            for pair in question.pairs.all()
+        ],
     )
+
+
+# Kinds GIFT cannot write: left out of the file, which says so (and export_quiz too).
+NOT_GIFT = frozenset({Question.Kind.ORDERING})
+
+
+def unexported_questions(quiz: Quiz) -> list[Question]:
+    """The quiz's questions a GIFT file leaves out (ordering questions: GIFT has none)."""
+    return list(quiz.questions.filter(kind__in=NOT_GIFT).order_by("position"))
 
 
 def quiz_to_gift(quiz: Quiz, *, origin: str | None = None) -> str:
@@ -93,12 +130,27 @@ def quiz_to_gift(quiz: Quiz, *, origin: str | None = None) -> str:
     questions = quiz.questions.order_by("position").prefetch_related(
         Prefetch("choices", queryset=Choice.objects.order_by("position")),
         Prefetch("numerical_answers", queryset=NumericalAnswer.objects.order_by("position")),
+        Prefetch("accepted_texts", queryset=AcceptedText.objects.order_by("position")),
+        Prefetch("pairs", queryset=MatchPair.objects.order_by("position")),
     )
+    header = f"Daleel quiz: {quiz.slug}\nImport with: python manage.py import_quiz FILE"
+    written, left_out = [], []
+    for question in questions:
+        if question.kind in NOT_GIFT:
+            left_out.append(question.position)
+        else:
+            written.append(_gift_question(question, origin))
+    if left_out:
+        header += (
+            "\nLeft out: GIFT has no ordering questions; question(s) "
+            + ", ".join(map(str, left_out))
+            + " of the quiz are not in this file."
+        )
     return write_gift(
-        [_gift_question(question, origin) for question in questions],
+        written,
         title=_bilingual(quiz, "title"),
         description=_bilingual(quiz, "description"),
-        header=f"Daleel quiz: {quiz.slug}\nImport with: python manage.py import_quiz FILE",
+        header=header,
     )
 
 
