@@ -213,7 +213,7 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
         prefetch_related_objects(questions, Prefetch("order_items", queryset=items))
     open_reports = QuestionReport.objects.open_counts_by_question(quiz)
     answers = Answer.objects.filter(attempt__in=attempts).order_by()
-    typed = _typed_stats(questions, answers, kinds)
+    typed_stats = _typed_stats(questions, answers, kinds)
     distribution = Counter(
         {
             (row["question_id"], row["choice_id"]): row["count"]
@@ -252,7 +252,7 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
                     for choice in question.choices.all()
                 ],
                 open_reports=open_reports.get(question.pk, 0),
-                typed=typed(question, n),
+                typed=typed_stats(question, n),
             )
         )
     return QuizAnalysis(
