@@ -2,7 +2,8 @@
 
   prepare          collectstatic, migrate and seed_quizzes, in one process
   create N PREFIX  N learners, each signed in: prints [{"username", "session"}] as JSON
-  content          the published quizzes: {slug: [[choice id, ...] per question, correct ids]}
+  content          the published quizzes of choice questions only: {slug: [[choice id, ...]
+                   per question, correct ids]}
   verify           every finished attempt scored from its own answers: prints a summary
   scores FILE      {pk: score (a decimal, as a string) or null if unfinished} for the
                    attempt ids listed in FILE
@@ -93,9 +94,13 @@ def create(count: int, prefix: str) -> list[dict[str, str]]:
 
 
 def content() -> dict[str, dict[str, list]]:
+    """The published quizzes whose questions are all answered by picking a choice (the
+    benchmarks post choices; a quiz with typed, matched or ordered questions is left out)."""
     quizzes = {}
     for quiz in Quiz.objects.published().prefetch_related("questions__choices"):
         questions = sorted(quiz.questions.all(), key=lambda q: q.position)
+        if not all(q.has_choices for q in questions):
+            continue
         quizzes[quiz.slug] = {
             "questions": [q.pk for q in questions],
             "choices": [

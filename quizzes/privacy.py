@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 
-from .models import Answer, Attempt, QuestionReport, ReviewAnswer, ReviewCard
+from .models import (
+    Answer,
+    Attempt,
+    MatchPair,
+    OrderItem,
+    Question,
+    QuestionReport,
+    ReviewAnswer,
+    ReviewCard,
+)
 
 
 def iso(value) -> str | None:
@@ -23,14 +32,16 @@ VERDICT_FIELDS = ("correct_choice", "mark", "is_correct")
 
 def response_export(answer: Answer | ReviewAnswer, *, shows_feedback: bool = True) -> dict:
     """What the learner answered, whatever the question's kind: the choice picked, the
-    choices ticked, or the number typed; and, when the rules allow it, the right choice and
-    the mark it earned."""
+    choices ticked, the number or the text typed, the matches picked or the order given;
+    and, when the rules allow it, the right choice and the mark it earned."""
     texts = {choice.pk: choice.text for choice in answer.question.choices.all()}
     response = {
         "choice": texts.get(answer.choice_id),
         "correct_choice": texts.get(answer.correct_choice_id),
         "choices_ticked": [texts.get(pk) for pk in answer.choice_ids or []],
         "number": answer.number,
+        "text": answer.text or None,
+        "arrangement": _arrangement(answer),
         "mark": answer.fraction,
         "is_correct": answer.is_correct,
     }
@@ -39,11 +50,35 @@ def response_export(answer: Answer | ReviewAnswer, *, shows_feedback: bool = Tru
     return response
 
 
+def _arrangement(answer: Answer | ReviewAnswer) -> list | None:
+    """A matching answer as the prompts with the match picked for each, in the question's
+    order; an ordering answer as the items in the learner's order (the learner's own
+    response: nothing about which is right)."""
+    kind = answer.question.kind
+    if kind == Question.Kind.MATCHING:
+        pairs = {pair.pk: pair for pair in answer.question.pairs.all()}
+        picked = answer.arrangement or {}
+        return [
+            {"prompt": pair.prompt, "match": getattr(pairs.get(picked[str(pk)]), "match", None)}
+            for pk, pair in pairs.items()
+            if str(pk) in picked
+        ]
+    if kind == Question.Kind.ORDERING:
+        items = {item.pk: item.text for item in answer.question.order_items.all()}
+        return [items.get(pk) for pk in answer.arrangement or []]
+    return None
+
+
 def _answers(model: type[Answer] | type[ReviewAnswer]):
-    """Answers in the order given, each with its question's choices (one statement each)."""
+    """Answers in the order given, each with its question's choices, pairs and items (one
+    statement each)."""
     return (
         model.objects.select_related("question")
-        .prefetch_related("question__choices")
+        .prefetch_related(
+            "question__choices",
+            Prefetch("question__pairs", queryset=MatchPair.objects.order_by("position")),
+            Prefetch("question__order_items", queryset=OrderItem.objects.order_by("position")),
+        )
         .order_by("answered_at", "pk")
     )
 

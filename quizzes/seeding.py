@@ -6,6 +6,12 @@ wording the seed shipped before (listed in `fixtures/superseded/texts.json`): su
 not edited by an instructor. A text that differs from both the current and every earlier seed
 wording was edited and is kept. The quizzes whose texts changed get a new content version
 (`content_changed`), so every process reads the new text.
+
+Questions a later seed adds to a seed quiz are listed in `fixtures/superseded/additions.json`.
+`seed_additions_deliver` adds each to a database seeded before it, with its parts (accepted
+answers, pairs, items), unless it was delivered before (`SeedAddition`: an instructor who
+deleted it keeps it deleted) or its position holds a question of the quiz's own. A seed quiz
+loaded whole records its additions as delivered.
 """
 
 from __future__ import annotations
@@ -16,13 +22,23 @@ from pathlib import Path
 
 from django.apps import apps
 from django.conf import settings
+from django.core import serializers
 from django.db import transaction
 
 from .content import content_changed
 from .instructors.versioning import quizzes_of
-from .models import Choice, Quiz
+from .models import Choice, OrderedPart, Question, Quiz, SeedAddition
 
 SUPERSEDED = Path(settings.BASE_DIR) / "fixtures" / "superseded" / "texts.json"
+ADDITIONS = Path(settings.BASE_DIR) / "fixtures" / "superseded" / "additions.json"
+# The models of a question's parts, whose natural key is their question's and a position.
+PART_MODELS = (
+    "quizzes.choice",
+    "quizzes.numericalanswer",
+    "quizzes.acceptedtext",
+    "quizzes.matchpair",
+    "quizzes.orderitem",
+)
 
 
 @dataclass
@@ -30,6 +46,8 @@ class SeedRefresh:
     refreshed: list[str] = field(default_factory=list)
     # Texts an instructor changed, and objects an instructor deleted or re-keyed: left alone.
     kept: list[str] = field(default_factory=list)
+    # Questions a later seed added, brought to this database.
+    added: list[str] = field(default_factory=list)
 
 
 def natural_key(obj: dict) -> tuple:
@@ -38,7 +56,7 @@ def natural_key(obj: dict) -> tuple:
     match obj["model"]:
         case "quizzes.question":
             return (*fields["quiz"], fields["position"])
-        case "quizzes.choice":
+        case model if model in PART_MODELS:
             return (*fields["question"], fields["position"])
         case _:
             return (fields["slug"],)
@@ -87,8 +105,76 @@ def seed_texts_refresh(*, objects: list[dict], superseded: dict[tuple, list[str]
                     setattr(instance, name, texts[name])
                 instance.save()
                 result.refreshed += [f"{label}: {name}" for name in stale]
-                owner = instance.question if model is Choice else instance
+                owner = instance.question if isinstance(instance, OrderedPart) else instance
                 touched.update(quizzes_of(owner).values_list("pk", flat=True))
+        if touched:
+            content_changed(quiz=Quiz.objects.filter(pk__in=touched))
+    return result
+
+
+def seed_additions(path: Path = ADDITIONS) -> dict[str, list[int]]:
+    """The positions of the questions later seeds added, by quiz slug."""
+    return {
+        entry["quiz"]: list(entry["positions"])
+        for entry in json.loads(path.read_text(encoding="utf-8"))
+    }
+
+
+def seed_additions_record(*, slugs: list[str], additions: dict[str, list[int]]) -> None:
+    """The additions of seed quizzes just loaded whole: delivered with them."""
+    SeedAddition.objects.bulk_create(
+        [
+            SeedAddition(quiz_slug=slug, position=position)
+            for slug in slugs
+            for position in additions.get(slug, ())
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def seed_additions_deliver(
+    *, objects: list[dict], additions: dict[str, list[int]], superseded: dict[tuple, list[str]]
+) -> SeedRefresh:
+    """Add the questions of `objects` (one fixture file) that a later seed added and this
+    database never had, with their parts; record each as delivered."""
+    result = SeedRefresh()
+    touched: set[int] = set()
+    with transaction.atomic():
+        for obj in objects:
+            if obj["model"] != "quizzes.question":
+                continue
+            slug, position = natural_key(obj)
+            if position not in additions.get(slug, ()):
+                continue
+            quiz = Quiz.objects.select_for_update().filter(slug=slug).first()
+            if (
+                quiz is None
+                or SeedAddition.objects.filter(quiz_slug=slug, position=position).exists()
+            ):
+                continue
+            label = f"question {slug} {position}"
+            occupant = Question.objects.filter(quiz=quiz, position=position).first()
+            if occupant is not None:
+                prompts = [
+                    obj["fields"]["prompt_en"],
+                    *superseded.get(("quizzes.question", (slug, position), "prompt_en"), ()),
+                ]
+                if occupant.kind == obj["fields"]["kind"] and occupant.prompt_en in prompts:
+                    # The seed's own question, loaded without this record (plain loaddata).
+                    SeedAddition.objects.create(quiz_slug=slug, position=position)
+                else:
+                    result.kept.append(f"{label}: its position holds a question of the quiz's own")
+                continue
+            parts = [
+                part
+                for part in objects
+                if part["model"] in PART_MODELS and part["fields"]["question"] == [slug, position]
+            ]
+            for row in serializers.deserialize("json", json.dumps([obj, *parts])):
+                row.save()
+            SeedAddition.objects.create(quiz_slug=slug, position=position)
+            result.added.append(label)
+            touched.add(quiz.pk)
         if touched:
             content_changed(quiz=Quiz.objects.filter(pk__in=touched))
     return result

@@ -1,12 +1,15 @@
 """The two seed quizzes users see first: complete, bilingual, keyed."""
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
-from quizzes.models import Choice, Question, Quiz
+from quizzes.content import quiz_content
+from quizzes.grading import grade_matches, grade_order, grade_text
+from quizzes.models import AcceptedText, Choice, MatchPair, OrderItem, Question, Quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -18,6 +21,11 @@ KEY = {
     "activation-recomputation": [2, 4, 1, 3, 4, 2, 3, 1],
 }
 DIFFICULTY = {"zero-sharded-optimizers": "hard", "activation-recomputation": "medium"}
+# After the eight questions of choices: a short-answer, a matching and an ordering question.
+TYPED = {
+    "zero-sharded-optimizers": ["short", "matching", "ordering"],
+    "activation-recomputation": [],
+}
 
 
 def test_fixtures_load_with_loaddata_into_an_empty_database():
@@ -31,8 +39,9 @@ def test_each_seed_quiz_has_eight_questions_of_four_choices_with_one_correct(see
     assert quiz.is_published
     assert quiz.difficulty == DIFFICULTY[slug]
     questions = list(quiz.questions.order_by("position"))
-    assert [q.position for q in questions] == list(range(1, 9))
-    for question, key in zip(questions, KEY[slug], strict=True):
+    assert [q.position for q in questions] == list(range(1, 9 + len(TYPED[slug])))
+    assert [q.kind for q in questions[8:]] == TYPED[slug]
+    for question, key in zip(questions[:8], KEY[slug], strict=True):
         choices = list(question.choices.order_by("position"))
         assert [c.position for c in choices] == [1, 2, 3, 4]
         assert [c.position for c in choices if c.is_correct] == [key]
@@ -48,7 +57,36 @@ def test_every_seed_text_is_present_in_english_and_arabic(seed_quizzes, slug):
         texts += [question.explanation_en, question.explanation_ar]
     for choice in Choice.objects.filter(question__quiz=quiz):
         texts += [choice.text_en, choice.text_ar]
+    for item in OrderItem.objects.filter(question__quiz=quiz):
+        texts += [item.text_en, item.text_ar]
+    for pair in MatchPair.objects.filter(question__quiz=quiz):
+        texts += [pair.match_en, pair.match_ar]
+        assert bool(pair.prompt_en) == bool(pair.prompt_ar)  # a distractor has neither
     assert all(text.strip() for text in texts)
+
+
+def test_the_zero_quizs_typed_questions_take_the_glossarys_terms_in_both_languages(
+    seed_quizzes,
+):
+    quiz = Quiz.objects.get(slug="zero-sharded-optimizers")
+    short, matching, ordering = quiz_content(quiz).questions[8:]
+    # «حالات المُحسِّن» as the glossary writes it, and as learners type it, diacritics or not.
+    assert AcceptedText.objects.filter(question_id=short.pk, text_ar="حالات المُحسِّن").exists()
+    assert grade_text(short, "حالات المحسن").fraction == 1
+    assert grade_text(short, "Optimizer States").fraction == 1
+    assert grade_text(short, "المحسّن").fraction == Decimal("0.5")
+    assert grade_text(short, "gradients").fraction == 0
+    assert [(p.prompt_ar, p.match_ar) for p in matching.pairs] == [
+        ("المرحلة الأولى", "حالات المُحسِّن"),
+        ("المرحلة الثانية", "التدرّجات"),
+        ("المرحلة الثالثة", "المعاملات"),
+        ("", "بيانات التدريب"),
+    ]
+    right = {p.pk: p.pk for p in matching.prompts}
+    assert grade_matches(matching, right).fraction == 1
+    items = [item.pk for item in ordering.items]
+    assert grade_order(ordering, items).fraction == 1
+    assert grade_order(ordering, items[::-1]).fraction == Decimal("0.2")
 
 
 def test_seed_arabic_keeps_technical_names_in_latin_script(seed_quizzes):
@@ -70,7 +108,7 @@ def test_seeding_twice_neither_duplicates_nor_overwrites_an_instructors_edit(see
     call_command("seed_quizzes", verbosity=0)
 
     assert Quiz.objects.count() == 2
-    assert Question.objects.count() == 16
+    assert Question.objects.count() == 19
     question.refresh_from_db()
     assert question.prompt_ar == ""
 

@@ -2,7 +2,9 @@
 
 A field lacks Arabic when it has English text and its Arabic is empty (or only spaces); a
 field empty in both languages has nothing to translate. The database picks the rows that
-lack something; Python then names the fields.
+lack something; Python then names the fields. A matching question's pairs and an ordering
+question's items are listed (learners read them); a short answer's accepted answers are not:
+an answer accepted in English only is accepted on the Arabic page too.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from django.db.models.functions import Coalesce, Trim
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from ..models import Choice, Question, Quiz
+from ..models import Choice, MatchPair, OrderItem, Question, Quiz
 
 
 @dataclass
@@ -114,7 +116,51 @@ def translation_coverage(quizzes: QuerySet[Quiz]) -> list[QuizCoverage]:
                 item = Untranslated(label, english, f"{url}#choices-{choice.form_index}")
                 found.append((question.quiz_id, key, item))
 
+    for model, names, prefix, label in (
+        (
+            MatchPair,
+            ["prompt", "match"],
+            "pairs",
+            _("Question %(question)d, pair %(part)d: %(field)s"),
+        ),
+        (OrderItem, ["text"], "order_items", _("Question %(question)d, item %(part)d: %(field)s")),
+    ):
+        found += _parts_lacking(model, names, prefix, label, quizzes)
+
     coverage = {quiz.pk: QuizCoverage(quiz=quiz) for quiz in quizzes}
     for quiz_pk, _key, item in sorted(found, key=lambda entry: entry[:2]):
         coverage[quiz_pk].missing.append(item)
     return list(coverage.values())
+
+
+def _parts_lacking(model, names: list[str], prefix: str, label: str, quizzes) -> list:
+    """The rows of `model` (pairs, items) lacking Arabic, linked to their inline form."""
+    earlier = (
+        model.objects.filter(question=OuterRef("question"), position__lt=OuterRef("position"))
+        .order_by()
+        .values("question")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    rows = (
+        _untranslated(model.objects.filter(question__quiz__in=quizzes), names)
+        .annotate(form_index=Coalesce(Subquery(earlier), 0))
+        .select_related("question")
+    )
+    found = []
+    for row in rows:
+        question = row.question
+        url = reverse("admin:quizzes_question_change", args=[question.pk])
+        for order, name in enumerate(names):
+            if _lacks_arabic(row, name):
+                text = label % {
+                    "question": question.position,
+                    "part": row.position,
+                    "field": _field_label(model, name),
+                }
+                key = (1, question.position, 2, row.position, order)
+                item = Untranslated(
+                    text, getattr(row, f"{name}_en"), f"{url}#{prefix}-{row.form_index}"
+                )
+                found.append((question.quiz_id, key, item))
+    return found

@@ -6,7 +6,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from ..content import content_changed
-from ..models import Choice, NumericalAnswer, Question, Quiz
+from ..models import AcceptedText, Choice, MatchPair, NumericalAnswer, OrderItem, Question, Quiz
 
 COPY_SUFFIX = {"en": " (copy)", "ar": " (نسخة)"}
 
@@ -38,8 +38,8 @@ def _free_slug(slug: str) -> str:
 
 def quiz_duplicate(*, quiz: Quiz) -> Quiz:
     """A copy of `quiz`, unpublished, under a new slug, its titles marked as a copy, with its
-    questions, their choices and accepted numbers. Its attempts, overrides and reports stay
-    with the original."""
+    questions, their choices, accepted numbers and texts, pairs and items to order. Its
+    attempts, overrides and reports stay with the original."""
     now = timezone.now()
     with transaction.atomic():
         titles = {
@@ -64,9 +64,10 @@ def quiz_duplicate(*, quiz: Quiz) -> Quiz:
             _copy(choice, question_id=new_pk[choice.question_id])
             for choice in Choice.objects.filter(question__quiz=quiz).order_by("pk")
         )
-        NumericalAnswer.objects.bulk_create(
-            _copy(number, question_id=new_pk[number.question_id])
-            for number in NumericalAnswer.objects.filter(question__quiz=quiz).order_by("pk")
-        )
+        for model in (NumericalAnswer, AcceptedText, MatchPair, OrderItem):
+            model.objects.bulk_create(
+                _copy(part, question_id=new_pk[part.question_id])
+                for part in model.objects.filter(question__quiz=quiz).order_by("pk")
+            )
         content_changed(quiz=copy)
     return copy

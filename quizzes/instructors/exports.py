@@ -15,8 +15,25 @@ from django.db.models.fields.files import FieldFile
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
-from ..models import Attempt, Choice, NumericalAnswer, Question, Quiz
-from .gift import Bilingual, GiftChoice, GiftNumericalAnswer, GiftQuestion, write_gift
+from ..models import (
+    AcceptedText,
+    Attempt,
+    Choice,
+    MatchPair,
+    NumericalAnswer,
+    OrderItem,
+    Question,
+    Quiz,
+)
+from .gift import (
+    Bilingual,
+    GiftChoice,
+    GiftNumericalAnswer,
+    GiftPair,
+    GiftQuestion,
+    GiftText,
+    write_gift,
+)
 
 
 def _bilingual(obj, field: str) -> Bilingual:
@@ -82,7 +99,28 @@ def _gift_question(question: Question, origin: str = "") -> GiftQuestion:
             )
             for answer in question.numerical_answers.all()
         ],
+        texts=[
+            GiftText(
+                text=_bilingual(accepted, "text"),
+                fraction=accepted.fraction.normalize(),
+                feedback=_bilingual(accepted, "feedback"),
+            )
+            for accepted in question.accepted_texts.all()
+        ],
+        pairs=[
+            GiftPair(prompt=_bilingual(pair, "prompt"), match=_bilingual(pair, "match"))
+            for pair in question.pairs.all()
+        ],
     )
+
+
+# Kinds GIFT cannot write: left out of the file, which says so (and export_quiz too).
+NOT_GIFT = frozenset({Question.Kind.ORDERING})
+
+
+def unexported_questions(quiz: Quiz) -> list[Question]:
+    """The quiz's questions a GIFT file leaves out (ordering questions: GIFT has none)."""
+    return list(quiz.questions.filter(kind__in=NOT_GIFT).order_by("position"))
 
 
 def quiz_to_gift(quiz: Quiz, *, origin: str | None = None) -> str:
@@ -93,12 +131,27 @@ def quiz_to_gift(quiz: Quiz, *, origin: str | None = None) -> str:
     questions = quiz.questions.order_by("position").prefetch_related(
         Prefetch("choices", queryset=Choice.objects.order_by("position")),
         Prefetch("numerical_answers", queryset=NumericalAnswer.objects.order_by("position")),
+        Prefetch("accepted_texts", queryset=AcceptedText.objects.order_by("position")),
+        Prefetch("pairs", queryset=MatchPair.objects.order_by("position")),
     )
+    header = f"Daleel quiz: {quiz.slug}\nImport with: python manage.py import_quiz FILE"
+    written, left_out = [], []
+    for question in questions:
+        if question.kind in NOT_GIFT:
+            left_out.append(question.position)
+        else:
+            written.append(_gift_question(question, origin))
+    if left_out:
+        header += (
+            "\nLeft out: GIFT has no ordering questions; question(s) "
+            + ", ".join(map(str, left_out))
+            + " of the quiz are not in this file."
+        )
     return write_gift(
-        [_gift_question(question, origin) for question in questions],
+        written,
         title=_bilingual(quiz, "title"),
         description=_bilingual(quiz, "description"),
-        header=f"Daleel quiz: {quiz.slug}\nImport with: python manage.py import_quiz FILE",
+        header=header,
     )
 
 
@@ -151,8 +204,13 @@ CSV_HEADER = [
     "number",
     "mark",
     # The positions of the question's choices in the order this attempt showed them
-    # ("3 1 4 2"), for a quiz that shuffles them; empty: the quiz's own order.
+    # ("3 1 4 2"), for a quiz that shuffles them; empty: the quiz's own order. A matching
+    # question's matches and an ordering question's items, as they were shown.
     "choice_order_shown",
+    # A short answer as the learner typed it; a matching answer as "prompt → match" per
+    # prompt, an ordering answer as the items in the learner's order (English, "; " apart).
+    "text_typed",
+    "arrangement",
 ]
 
 # A spreadsheet runs a cell starting with one of these as a formula; a learner chooses
@@ -210,10 +268,14 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
             "answers__number",
             "answers__fraction",
             "choice_order",
+            "answers__text",
+            "answers__arrangement",
         )
     )
     ticked = CSV_HEADER.index("choices_ticked")
+    kind_at = CSV_HEADER.index("question_kind")
     positions: dict[int, int] | None = None  # choice id → position, read when first needed
+    parts = _Parts(quizzes)
 
     def position_of(pk: int) -> str:
         nonlocal positions
@@ -222,11 +284,64 @@ def attempt_rows(quizzes: QuerySet[Quiz]) -> Iterator[list]:
             positions = dict(choices.values_list("pk", "position"))
         return str(positions.get(pk, "?"))
 
-    for *row, choice_order in rows.iterator(chunk_size=2000):
+    for *row, choice_order, text, arrangement in rows.iterator(chunk_size=2000):
+        kind = row[kind_at]
         row[ticked] = " ".join(position_of(pk) for pk in row[ticked]) if row[ticked] else ""
         shown = choice_order.get(str(row[8])) if row[8] is not None else None
-        order = " ".join(position_of(pk) for pk in shown) if shown else ""
-        yield [csv_cell(value) for value in row] + [order]
+        if shown and kind in parts.KINDS:
+            order = " ".join(parts.position(kind, pk) for pk in shown)
+        else:
+            order = " ".join(position_of(pk) for pk in shown) if shown else ""
+        arranged = parts.readable(kind, arrangement) if kind in parts.KINDS else ""
+        yield [csv_cell(value) for value in row] + [order, csv_cell(text), csv_cell(arranged)]
+
+
+class _Parts:
+    """The pairs and items of the exported quizzes' matching and ordering questions (id →
+    position and English text), read once, when the first answer that needs them comes."""
+
+    KINDS = (Question.Kind.MATCHING, Question.Kind.ORDERING)
+
+    def __init__(self, quizzes: QuerySet[Quiz]) -> None:
+        self.quizzes = quizzes
+        self.rows: dict[str, dict[int, tuple[int, str, str]]] | None = None
+
+    def _of(self, kind: str) -> dict[int, tuple[int, str, str]]:
+        if self.rows is None:
+            pairs = MatchPair.objects.filter(question__quiz__in=self.quizzes)
+            items = OrderItem.objects.filter(question__quiz__in=self.quizzes)
+            self.rows = {
+                Question.Kind.MATCHING: {
+                    pk: (position, prompt or "", match or "")
+                    for pk, position, prompt, match in pairs.values_list(
+                        "pk", "position", "prompt_en", "match_en"
+                    )
+                },
+                Question.Kind.ORDERING: {
+                    pk: (position, text or "", "")
+                    for pk, position, text in items.values_list("pk", "position", "text_en")
+                },
+            }
+        return self.rows[kind]
+
+    def position(self, kind: str, pk: int) -> str:
+        found = self._of(kind).get(pk)
+        return str(found[0]) if found else "?"
+
+    def readable(self, kind: str, arrangement) -> str:
+        if not arrangement:
+            return ""
+        rows = self._of(kind)
+        if kind == Question.Kind.ORDERING:
+            return "; ".join(rows[pk][1] if pk in rows else "?" for pk in arrangement)
+        picked = sorted(
+            ((rows.get(int(prompt)), rows.get(match)) for prompt, match in arrangement.items()),
+            key=lambda pair: pair[0][0] if pair[0] else 0,
+        )
+        return "; ".join(
+            f"{prompt[1] if prompt else '?'} → {match[2] if match else '?'}"
+            for prompt, match in picked
+        )
 
 
 class _Echo:

@@ -19,7 +19,10 @@ What is read, following Moodle's own parser (question/format/gift/format.php):
   - `{T}`, `{TRUE}`, `{F}`, `{FALSE}`, with `{T#feedback if wrong#feedback if right}`,
     is true/false ("truefalse");
   - `{#16:0.5}`, `{#16}`, `{#100..120}`, `{#=16:0 =%50%15:1 #feedback}` is numerical;
-  - essays `{}`, matching and short answer are reported and skipped;
+  - `{=ZeRO-1 -> optimizer states =ZeRO-2 -> gradients = -> training data}`, with `->`, is
+    matching ("matching"; an empty prompt is a distractor);
+  - anything else is short answer ("short"): `{=TCP =%50%tcp#feedback}` (gift_typed.py);
+  - essays `{}` are reported and skipped;
 - `####general feedback` before the closing brace is the explanation, for every kind;
 - text around the answer block ("missing word") gets a `_____` blank where the block was;
 - escapes `\\~ \\= \\# \\{ \\} \\: \\\\` and `\\n` (a line break);
@@ -31,6 +34,7 @@ Anything malformed is an error; the importer writes nothing from a file with err
 
 The writer produces what the parser reads back unchanged: every text as `[markdown]` with the
 Arabic in multilang spans, escaped the way Moodle escapes, so Moodle can import it too.
+Ordering questions have no GIFT form: the exporter leaves them out and says so.
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ from .gift_scan import (
     split_multilang,
     unescape,
 )
+from .gift_typed import TYPED_KINDS, GiftPair, GiftText, typed_answer_lines
 
 __all__ = [
     "BLANK",
@@ -75,7 +80,9 @@ __all__ = [
     "GiftChoice",
     "GiftDocument",
     "GiftNumericalAnswer",
+    "GiftPair",
     "GiftQuestion",
+    "GiftText",
     "Problem",
     "escape",
     "html_to_text",
@@ -150,9 +157,7 @@ def parse_gift(source: str, *, max_questions: int | None = None) -> GiftDocument
             break
         GiftItem(block, document, translated).parse()
     if not document.questions and not document.errors:
-        document.errors.append(
-            Problem(0, _("The file has no multiple-choice question that can be imported."))
-        )
+        document.errors.append(Problem(0, _("The file has no question that can be imported.")))
     return document
 
 
@@ -214,6 +219,8 @@ def _answer_lines(question: GiftQuestion) -> list[str]:
         if right.feedback:
             line += f"#{_answer_piece(right.feedback)}"
         return [line]
+    if question.kind in TYPED_KINDS:
+        return typed_answer_lines(question.kind, question.texts, question.pairs, _answer_piece)
     if question.kind == "numerical":
         lines = ["#"]
         for answer in question.numerical:

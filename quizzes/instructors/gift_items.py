@@ -17,12 +17,14 @@ from ..text import TEXT_MAX_LENGTH, markdown_escape
 from .gift_scan import (
     Bilingual,
     Block,
+    format_of,
     html_to_text,
     normalize,
     normalize_line,
     split_multilang,
     unescape,
 )
+from .gift_typed import ARROW, TYPED_KINDS, GiftPair, GiftText, TypedAnswers
 
 BLANK = "_____"
 CHOICE_TEXT_MAX_LENGTH = 500
@@ -32,7 +34,7 @@ TITLE_MAX_LENGTH = 200
 MAX_ERRORS = 100
 # A question's answers: counted in its answer block before any is read.
 MAX_ANSWERS = 100
-KINDS = ("single", "multiple", "truefalse", "numerical")
+KINDS = ("single", "multiple", "truefalse", "numerical", "short", "matching")
 TRUE = Bilingual("True", "صواب")
 FALSE = Bilingual("False", "خطأ")
 ONE, ZERO = Decimal(1), Decimal(0)
@@ -76,6 +78,9 @@ class GiftQuestion:
     line: int = 0
     kind: str = "single"
     numerical: list[GiftNumericalAnswer] = field(default_factory=list)
+    # short: the accepted answers; matching: the pairs (distractors without a prompt).
+    texts: list[GiftText] = field(default_factory=list)
+    pairs: list[GiftPair] = field(default_factory=list)
     # The warnings about this question, also in the document's: an importer that skips the
     # question leaves them out. Not part of what the question is (not compared).
     warnings: list[Problem] = field(default_factory=list, compare=False, repr=False)
@@ -109,7 +114,6 @@ class GiftDocument:
 
 # --- Text formats ----------------------------------------------------------------------------
 
-_FORMAT_PREFIX = re.compile(r"\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
 # Moodle's answer weight, `%50%`, `%-33.333%`, at the start of an answer.
 _WEIGHT = re.compile(r"%(-?[0-9]+(?:\.[0-9]*)?)%")
 # A number as Moodle's is_numeric reads one, without its oddities (hexadecimal, spaces).
@@ -117,13 +121,6 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,
 _NUMBER_MAX_LENGTH = 40
 # Numbers past 10^±100 are refused: a range's midpoint then always writes back as read.
 _NUMBER_MAX_EXPONENT = 100
-
-
-def _format_of(raw: str, default: str) -> tuple[str, str]:
-    raw = raw.strip()
-    if raw.startswith("[") and (match := _FORMAT_PREFIX.match(raw)):
-        return match.group(1).lower(), raw[match.end() :]
-    return default, raw
 
 
 _ESCAPED_BLANK = markdown_escape(BLANK)
@@ -155,6 +152,8 @@ def _convert(raw: str, text_format: str, *, one_line: bool = False) -> Bilingual
         # The writer's leading "[" or "%" (see `_answer_piece`): HTML would decode it, and
         # Markdown keeps what is written.
         text = _LEADING_REFERENCES[text[:5]] + text[5:]
+    if text_format == "markdown":
+        text = text.replace(ARROW, "->")  # the writer's, in a short answer's or a pair's block
     parts = split_multilang(text)
 
     def converted(value: str) -> str:
@@ -189,7 +188,7 @@ def percent_weight(fraction: Decimal) -> str:
     return format((fraction * 100).normalize(), "f")
 
 
-class GiftItem:
+class GiftItem(TypedAnswers):
     """One item of the file: a question of some kind, a description, or errors."""
 
     def __init__(self, block: Block, document: GiftDocument, translated: dict[str, str]) -> None:
@@ -199,10 +198,33 @@ class GiftItem:
         self.start_line = block.line_at(0)
         self.errors: list[Problem] = []
         self.warnings: list[Problem] = []
+        self.kind = ""
 
     def error(self, message: str, index: int | None = None) -> None:
         line = self.block.line_at(index) if index is not None else self.start_line
         self.errors.append(Problem(line, message))
+
+    def warn(self, line: int, message: str) -> None:
+        self.warnings.append(Problem(line, message))
+
+    def fail(self, line: int, message: str) -> None:
+        self.errors.append(Problem(line or self.start_line, message))
+
+    def refuse(self) -> None:
+        """The item's errors: the file's, or for a short-answer or matching question (which
+        the importer skipped before it read them), the reasons it is skipped."""
+        if self.kind not in TYPED_KINDS:
+            self.document.errors.extend(self.errors)
+            return
+        label = _("Short-answer") if self.kind == "short" else _("Matching")
+        self.document.skipped.extend(
+            Problem(
+                problem.line,
+                _("%(kind)s question not imported: %(reason)s")
+                % {"kind": label, "reason": problem.message},
+            )
+            for problem in self.errors
+        )
 
     def skip(self, kind: str) -> None:
         self.document.skipped.append(
@@ -277,23 +299,24 @@ class GiftItem:
             # Moodle: a `=` anywhere makes it single-answer; without one, multiple answers.
             kind = "single" if "=" in answers else "multiple"
         elif "=" in answers and "->" in answers:
-            return self.skip(_("Matching"))
+            kind = "matching"
         elif answers.split("#")[0].strip() in {"T", "TRUE", "F", "FALSE"}:
             kind = "truefalse"
         else:
-            return self.skip(_("Short-answer"))
+            kind = "short"
+        self.kind = kind
 
-        count = answers.count("=") if kind == "numerical" else len(_MARKER.findall(answers))
+        counted_by_equals = kind in ("numerical", *TYPED_KINDS)
+        count = answers.count("=") if counted_by_equals else len(_MARKER.findall(answers))
         if count > MAX_ANSWERS:
             self.error(
                 _("The question has %(count)d answers; at most %(max)d are allowed.")
                 % {"count": count, "max": MAX_ANSWERS},
                 opening,
             )
-            self.document.errors.extend(self.errors)
-            return
+            return self.refuse()
 
-        self.text_format, question_text = _format_of(question_text, "moodle")
+        self.text_format, question_text = format_of(question_text, "moodle")
         prompt = _convert(question_text, self.text_format)
         if not prompt.en:
             self.error(_("The question has no English text."), body_start)
@@ -303,18 +326,20 @@ class GiftItem:
         )
         if kind == "numerical":
             question.numerical = self.numerical_answers(answers)
+        elif kind == "short":
+            question.texts = self.short_answers(answers)
+        elif kind == "matching":
+            question.pairs = self.pairs(answers)
         elif kind == "truefalse":
             question.choices = self.true_false(answers)
         else:
             question.choices = self.choices(answers, kind)
         if self.errors:
-            self.document.errors.extend(self.errors)
-            return
+            return self.refuse()
 
         question.explanation = self.feedback(general_feedback)
         if self.errors:
-            self.document.errors.extend(self.errors)
-            return
+            return self.refuse()
         if not question.explanation.en:
             if "no explanation" not in self.translated:
                 self.translated["no explanation"] = _(
@@ -329,7 +354,7 @@ class GiftItem:
     def description(self, body_start: int) -> None:
         """Text with no answer block: the quiz's description if it comes first, else skipped."""
         document = self.document
-        text_format, text = _format_of(self.block.text[body_start:], "moodle")
+        text_format, text = format_of(self.block.text[body_start:], "moodle")
         if not (document.questions or document.description or document.skipped or document.errors):
             document.description = _convert(text, text_format)
             document.description_line = self.start_line
@@ -378,14 +403,14 @@ class GiftItem:
 
     def feedback(self, raw: str) -> Bilingual:
         """A feedback's text, in the question's format unless it names its own."""
-        text_format, raw = _format_of(raw, self.text_format)
+        text_format, raw = format_of(raw, self.text_format)
         value = _convert(raw, text_format)
         self.check_length(value, _("A feedback text"))
         return value
 
     def text_and_feedback(self, piece: str) -> tuple[Bilingual, Bilingual]:
         answer, _hash, feedback = piece.partition("#")
-        answer_format, answer = _format_of(answer, self.text_format)
+        answer_format, answer = format_of(answer, self.text_format)
         return (
             _convert(answer, answer_format, one_line=True),
             self.feedback(feedback) if feedback else EMPTY,
@@ -505,7 +530,7 @@ class GiftItem:
                 continue
             weight, piece = self.weight(piece, line)
             answer, _hash, feedback = piece.partition("#")
-            parsed = self.number_and_tolerance(unescape(_format_of(answer, "")[1]), line)
+            parsed = self.number_and_tolerance(unescape(format_of(answer, "")[1]), line)
             if parsed:
                 result.append(
                     GiftNumericalAnswer(

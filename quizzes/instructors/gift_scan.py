@@ -137,6 +137,20 @@ def escape(text: str) -> str:
 _OPEN_TAG_AT_END = re.compile(r"<[A-Za-z/!](?:[^<>{}\\]|\\[^n])*\Z")
 
 
+# --- Text formats ----------------------------------------------------------------------------
+
+_FORMAT_PREFIX = re.compile(r"\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
+
+
+def format_of(raw: str, default: str) -> tuple[str, str]:
+    """A text's format prefix (`[html]`, `[moodle]`, `[plain]`, `[markdown]`), or `default`
+    without one, and the text after it."""
+    raw = raw.strip()
+    if raw.startswith("[") and (match := _FORMAT_PREFIX.match(raw)):
+        return match.group(1).lower(), raw[match.end() :]
+    return default, raw
+
+
 # --- Plain text --------------------------------------------------------------------------------
 
 _NEWLINES = re.compile(r"[\r\n]+")

@@ -18,11 +18,14 @@ from django.utils.translation import gettext as _
 
 from ..content import content_changed
 from ..models import (
+    AcceptedText,
     Choice,
     Guide,
+    MatchPair,
     NumericalAnswer,
     Question,
     Quiz,
+    parts_problems,
     validate_choice_set,
     validate_numerical_answers,
 )
@@ -81,7 +84,7 @@ def quiz_import_gift(
     quiz_slug: str | None = None,
     guide: Guide | None = None,
 ) -> ImportResult:
-    """Import the multiple-choice questions of GIFT `text`.
+    """Import the questions of GIFT `text` (every kind it has that the site has).
 
     With `quiz_slug`, the questions are appended to that quiz, which is created if missing;
     without it, a new quiz is created, titled after the file's `$CATEGORY:` (its last
@@ -142,9 +145,10 @@ def quiz_import_gift(
 def read_gift(text: str) -> GiftDocument:
     """The file as this site imports it: parsed, then held to the site's limits.
 
-    Every kind the parser reads is kept (the parser itself reports and skips essays and
-    matching); a question the admin's validation of its kind would refuse is an error here.
-    The dry run of `import_quiz` reads files through this too.
+    Every kind the parser reads is kept (the parser itself reports and skips essays, and
+    short-answer and matching questions the site cannot hold); a question the admin's
+    validation of its kind would refuse is an error here. The dry run of `import_quiz`
+    reads files through this too.
     """
     # The scan stops at the first question past the limit: a file of a hundred thousand
     # tiny questions is refused in the time its first thousand take.
@@ -152,9 +156,7 @@ def read_gift(text: str) -> GiftDocument:
     for question in document.questions:
         document.errors.extend(_problems_of(question))
     if not document.questions and not document.errors:
-        document.errors.append(
-            Problem(0, _("The file has no multiple-choice question that can be imported."))
-        )
+        document.errors.append(Problem(0, _("The file has no question that can be imported.")))
     return document
 
 
@@ -225,7 +227,11 @@ def _unique_slug(title: str) -> str:
 def _problems_of(parsed: GiftQuestion) -> list[Problem]:
     """What the admin's validation of its kind says against the question, if anything."""
     try:
-        if parsed.kind == Question.Kind.NUMERICAL:
+        if parsed.kind == Question.Kind.SHORT:
+            parts_problems(parsed.kind, texts=_accepted_texts(None, parsed))
+        elif parsed.kind == Question.Kind.MATCHING:
+            parts_problems(parsed.kind, pairs=_pairs(None, parsed))
+        elif parsed.kind == Question.Kind.NUMERICAL:
             validate_numerical_answers([(n, a.fraction) for n, a in enumerate(parsed.numerical)])
         else:
             # Right weights not adding up to 100% are the parser's warning, not an error.
@@ -243,6 +249,8 @@ def _append_questions(quiz: Quiz, document: GiftDocument, *, last: int) -> list[
     questions = []
     choices = []
     numbers = []
+    texts: list[AcceptedText] = []
+    pairs: list[MatchPair] = []
     for offset, parsed in enumerate(document.questions, start=1):
         kind = parsed.kind
         question = Question.objects.create(
@@ -269,6 +277,8 @@ def _append_questions(quiz: Quiz, document: GiftDocument, *, last: int) -> list[
                 for position, answer in enumerate(parsed.numerical, start=1)
             )
             continue
+        texts.extend(_accepted_texts(question, parsed))
+        pairs.extend(_pairs(question, parsed))
         for position, choice in enumerate(parsed.choices, start=1):
             text = choice.text  # true/false: the parser's own bilingual True and False
             choices.append(
@@ -285,5 +295,36 @@ def _append_questions(quiz: Quiz, document: GiftDocument, *, last: int) -> list[
             )
     Choice.objects.bulk_create(choices)
     NumericalAnswer.objects.bulk_create(numbers)
+    AcceptedText.objects.bulk_create(texts)
+    MatchPair.objects.bulk_create(pairs)
     content_changed(quiz=quiz)
     return questions
+
+
+def _accepted_texts(question: Question | None, parsed: GiftQuestion) -> list[AcceptedText]:
+    return [
+        AcceptedText(
+            question=question,
+            position=position,
+            text_en=accepted.text.en,
+            text_ar=accepted.text.ar,
+            fraction=accepted.fraction,
+            feedback_en=accepted.feedback.en,
+            feedback_ar=accepted.feedback.ar,
+        )
+        for position, accepted in enumerate(parsed.texts, start=1)
+    ]
+
+
+def _pairs(question: Question | None, parsed: GiftQuestion) -> list[MatchPair]:
+    return [
+        MatchPair(
+            question=question,
+            position=position,
+            prompt_en=pair.prompt.en,
+            prompt_ar=pair.prompt.ar,
+            match_en=pair.match.en,
+            match_ar=pair.match.ar,
+        )
+        for position, pair in enumerate(parsed.pairs, start=1)
+    ]

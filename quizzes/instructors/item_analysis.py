@@ -8,7 +8,14 @@ Per question, over the analysed attempts that answered it:
   question that strong learners get right and weak ones get wrong
   scores near 1; below 0.3 it is flagged for review; with no spread it is undefined;
 - distribution of the answers over its choices (distractor analysis; for several answers,
-  how many ticked each box), and for a numerical question its most common responses.
+  how many ticked each box), and for a numerical question its most common responses;
+- for a short-answer question, the most common answers that earned nothing, grouped as the
+  grading matches them (quizzes.typed.folded: "Adam", "adam" and "ADAM " are one answer);
+- for a matching question, the most confused pairs: a prompt and the wrong match picked for
+  it, with how many answers did so;
+- for an ordering question, how often each item was put in its own place; its facility is
+  the mean mark, the share of items in the longest run already in the right order
+  (grading.grade_order).
 
 By default each learner's first finished attempt is analysed, so that retakes by learners
 who have already seen the answers do not flatter the questions.
@@ -27,10 +34,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.db.models import Count, F, Prefetch, QuerySet, Window
+from django.db.models import Count, F, Prefetch, QuerySet, Window, prefetch_related_objects
 from django.db.models.functions import RowNumber
 
-from ..models import Answer, Attempt, Choice, Question, QuestionReport, Quiz
+from ..models import Answer, Attempt, Choice, MatchPair, OrderItem, Question, QuestionReport, Quiz
+from ..typed import folded
 
 DISCRIMINATION_THRESHOLD = 0.3
 # Marks are summed as integers in units of a ten-thousandth (Answer.fraction's precision).
@@ -63,6 +71,23 @@ class ResponseStats:
 
 
 @dataclass
+class TypedStats:
+    """A short answer that earned nothing (as most learners typed it, and how many typed it
+    or a spelling the grading takes for the same); a confused pair (`text`: the prompt,
+    `other`: the wrong match picked for it); an ordering item (`count`: put in its place)."""
+
+    text: str
+    count: int
+    share: float | None
+    other: str = ""
+    place: int = 0
+
+    @property
+    def share_percent(self) -> int | None:
+        return None if self.share is None else round(100 * self.share)
+
+
+@dataclass
 class ItemStats:
     question: Question
     answers: int
@@ -71,6 +96,9 @@ class ItemStats:
     choices: list[ChoiceStats]
     open_reports: int = 0  # Learners' reports of a problem, not yet resolved.
     responses: list[ResponseStats] = field(default_factory=list)
+    # Short answer: the most common answers that earned nothing; matching: the most confused
+    # pairs; ordering: each item in the right order, with how often it was put in its place.
+    typed: list[TypedStats] = field(default_factory=list)
 
     @property
     def facility_percent(self) -> int | None:
@@ -176,9 +204,16 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
             Prefetch("choices", queryset=Choice.objects.order_by("position"))
         )
     )
-    open_reports = QuestionReport.objects.open_counts_by_question(quiz)
     kinds = {question.kind for question in questions}
+    if Question.Kind.MATCHING in kinds:
+        pairs = MatchPair.objects.order_by("position")
+        prefetch_related_objects(questions, Prefetch("pairs", queryset=pairs))
+    if Question.Kind.ORDERING in kinds:
+        items = OrderItem.objects.order_by("position")
+        prefetch_related_objects(questions, Prefetch("order_items", queryset=items))
+    open_reports = QuestionReport.objects.open_counts_by_question(quiz)
     answers = Answer.objects.filter(attempt__in=attempts).order_by()
+    typed_stats = _typed_stats(questions, answers, kinds)
     distribution = Counter(
         {
             (row["question_id"], row["choice_id"]): row["count"]
@@ -217,6 +252,7 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
                     for choice in question.choices.all()
                 ],
                 open_reports=open_reports.get(question.pk, 0),
+                typed=typed_stats(question, n),
             )
         )
     return QuizAnalysis(
@@ -225,3 +261,67 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
         attempts=attempts.count(),
         items=items,
     )
+
+
+def _typed_stats(questions: list[Question], answers: QuerySet[Answer], kinds: set[str]):
+    """What the answers to short-answer, matching and ordering questions say, one statement
+    per kind the quiz has; a function of (question, its number of answers) to the rows."""
+    wrong: dict[int, Counter] = defaultdict(Counter)  # (folded text) → count
+    spellings: dict[tuple[int, str], Counter] = defaultdict(Counter)
+    confused: dict[int, Counter] = defaultdict(Counter)  # (prompt id, match id) → count
+    placed: dict[int, Counter] = defaultdict(Counter)  # item id → count
+    if Question.Kind.SHORT in kinds:
+        rows = answers.filter(question__kind=Question.Kind.SHORT, fraction=0)
+        for question_id, text in rows.values_list("question_id", "text"):
+            key = folded(text)
+            wrong[question_id][key] += 1
+            spellings[(question_id, key)][" ".join(text.split())] += 1
+    if Question.Kind.MATCHING in kinds:
+        rows = answers.filter(question__kind=Question.Kind.MATCHING)
+        for question_id, picked, key in rows.values_list("question_id", "arrangement", "key"):
+            for prompt, match in (picked or {}).items():
+                if match != (key or {}).get(prompt, int(prompt)):
+                    confused[question_id][(int(prompt), match)] += 1
+    if Question.Kind.ORDERING in kinds:
+        rows = answers.filter(question__kind=Question.Kind.ORDERING)
+        for question_id, order, key in rows.values_list("question_id", "arrangement", "key"):
+            right = list(key or [])
+            for index, item in enumerate(order or []):
+                if index < len(right) and right[index] == item:
+                    placed[question_id][item] += 1
+
+    def stats(question: Question, n: int) -> list[TypedStats]:
+        if question.kind == Question.Kind.SHORT:
+            return [
+                TypedStats(
+                    text=spellings[(question.pk, key)].most_common(1)[0][0],
+                    count=count,
+                    share=count / n if n else None,
+                )
+                for key, count in wrong[question.pk].most_common(MOST_COMMON_RESPONSES)
+            ]
+        if question.kind == Question.Kind.MATCHING:
+            pairs = {pair.pk: pair for pair in question.pairs.all()}
+            return [
+                TypedStats(
+                    text=pairs[prompt].prompt,
+                    other=pairs[match].match,
+                    count=count,
+                    share=count / n if n else None,
+                )
+                for (prompt, match), count in confused[question.pk].most_common()
+                if prompt in pairs and match in pairs
+            ][:MOST_COMMON_RESPONSES]
+        if question.kind == Question.Kind.ORDERING:
+            return [
+                TypedStats(
+                    text=item.text,
+                    place=place,
+                    count=(count := placed[question.pk][item.pk]),
+                    share=count / n if n else None,
+                )
+                for place, item in enumerate(question.order_items.all(), start=1)
+            ]
+        return []
+
+    return stats

@@ -140,10 +140,15 @@ class InstructorToolsMixin:
         )
 
     def has_export_permission(self, request) -> bool:
-        """Everything a GIFT export holds: the questions and their keys, the accepted numbers
-        of numerical questions among them."""
-        return self.has_view_content_permission(request) and request.user.has_perm(
-            "quizzes.view_numericalanswer"
+        """Everything a GIFT export holds: the questions and their keys, the accepted numbers,
+        accepted answers and pairs of the numerical, short-answer and matching questions
+        among them."""
+        return self.has_view_content_permission(request) and request.user.has_perms(
+            [
+                "quizzes.view_numericalanswer",
+                "quizzes.view_acceptedtext",
+                "quizzes.view_matchpair",
+            ]
         )
 
     def tool_context(self, request: HttpRequest, title: str, **extra) -> dict:
@@ -177,7 +182,13 @@ class InstructorToolsMixin:
     @method_decorator(require_http_methods(["GET", "POST"]))
     def import_gift_view(self, request: HttpRequest) -> HttpResponse:
         can_add = self.has_add_permission(request) and request.user.has_perms(
-            ["quizzes.add_question", "quizzes.add_choice", "quizzes.add_numericalanswer"]
+            [
+                "quizzes.add_question",
+                "quizzes.add_choice",
+                "quizzes.add_numericalanswer",
+                "quizzes.add_acceptedtext",
+                "quizzes.add_matchpair",
+            ]
         )
         if not can_add:
             raise PermissionDenied

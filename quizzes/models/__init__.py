@@ -49,6 +49,7 @@ from .kinds import (
 )
 from .reports import QuestionReport, QuestionReportQuerySet
 from .review import ReviewAnswer, ReviewCard
+from .seed import SeedAddition
 
 __all__ = [
     "CHOICE_KINDS",
@@ -83,6 +84,7 @@ __all__ = [
     "QuizQuerySet",
     "ReviewAnswer",
     "ReviewCard",
+    "SeedAddition",
     "attempt_shows_feedback",
     "catalog_title",
     "equal_weights",

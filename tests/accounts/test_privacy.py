@@ -28,7 +28,14 @@ from quizzes.models import (
     ReviewCard,
 )
 from quizzes.review import review_card_for, review_submit
-from tests.factories import PASSWORD, make_mixed_quiz, make_quiz, make_user, wrong_choice
+from tests.factories import (
+    PASSWORD,
+    make_mixed_quiz,
+    make_quiz,
+    make_typed_quiz,
+    make_user,
+    wrong_choice,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -106,6 +113,8 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
             "correct_choice": "Choice 1.1",
             "choices_ticked": [],
             "number": None,
+            "text": None,
+            "arrangement": None,
             "mark": "1.0000",
             "is_correct": True,
             "answered_at": cards[1]["answers"][0]["answered_at"],
@@ -286,6 +295,8 @@ def test_an_unfinished_exam_exports_the_learners_picks_and_nothing_about_correct
         "correct_choice",
         "choices_ticked",
         "number",
+        "text",
+        "arrangement",
         "mark",
         "is_correct",
         "answered_at",
@@ -347,6 +358,56 @@ def test_a_finished_exam_exports_its_marks_and_right_answers(db):
     assert Decimal(boxes["mark"]) == Decimal("0")
     assert truefalse["is_correct"] is True
     assert Decimal(number["mark"]) == Decimal("0.5")
+
+
+def _typed_exam(learner):
+    """An exam of a short-answer, a matching and an ordering question, all answered and not
+    yet submitted: a half-right short answer, ZeRO-1 and ZeRO-2's matches swapped, the steps
+    as 1 3 2 4."""
+    quiz = make_typed_quiz(feedback=Quiz.Feedback.DEFERRED)
+    short, matching, ordering = quiz.questions.order_by("position")
+    attempt = attempt_start(user=learner, quiz=quiz)
+    pairs = {pair.position: pair.pk for pair in matching.pairs.all()}
+    items = {item.position: item.pk for item in ordering.order_items.all()}
+    swapped = ((pairs[1], pairs[2]), (pairs[2], pairs[1]), (pairs[3], pairs[3]))
+    for question, response in [
+        (short, Response(text="  States ")),
+        (matching, Response(arrangement=swapped)),
+        (ordering, Response(arrangement=tuple(items[p] for p in (1, 3, 2, 4)))),
+    ]:
+        answer_record(attempt=attempt, question=question, response=response)
+    return attempt
+
+
+def test_the_export_holds_the_text_typed_and_the_arrangement_of_an_exams_answers(db):
+    learner = make_user("lina")
+    attempt = _typed_exam(learner)
+    assert attempt.finished_at is None  # an exam is finished when its learner submits it
+
+    exported = _exported_attempt(learner)
+
+    short, matching, ordering = exported["answers"]
+    assert short["text"] == "  States "  # as typed
+    assert matching["arrangement"] == [
+        {"prompt": "ZeRO-1", "match": "gradients"},
+        {"prompt": "ZeRO-2", "match": "optimizer states"},
+        {"prompt": "ZeRO-3", "match": "parameters"},
+    ]
+    assert ordering["arrangement"] == ["forward", "all-reduce", "backward", "optimizer step"]
+    # Nothing about which is right, nor what they earned, while the exam runs.
+    for answer in exported["answers"]:
+        assert answer["mark"] is None and answer["is_correct"] is None
+        assert answer["correct_choice"] is None
+    assert exported["score"] is None
+
+    assert attempt_submit_all(state=attempt_state(attempt))
+    finished = _exported_attempt(learner)
+    assert [Decimal(a["mark"]) for a in finished["answers"]] == [
+        Decimal("0.5"),
+        Decimal("0.3333"),
+        Decimal("0.75"),
+    ]
+    assert finished["answers"][1]["arrangement"] == matching["arrangement"]
 
 
 def test_the_export_holds_no_review_card_of_another_learner(huda):

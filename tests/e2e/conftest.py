@@ -23,7 +23,15 @@ import pytest  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from playwright.sync_api import BrowserContext, Page, expect  # noqa: E402
 
-from quizzes.models import Choice, Guide, Question, Quiz  # noqa: E402
+from quizzes.models import (  # noqa: E402
+    AcceptedText,
+    Choice,
+    Guide,
+    MatchPair,
+    OrderItem,
+    Question,
+    Quiz,
+)
 from tests import factories  # noqa: E402
 
 from .support import DESKTOP, sign_in  # noqa: E402
@@ -44,7 +52,7 @@ SCREENSHOTS_DIR = Path(
     os.environ.get("DALEEL_SCREENSHOTS_DIR", REPO_DIR / "test-artifacts" / "screenshots")
 ).resolve()
 TIMEOUT_MS = 10_000
-SEED_MODELS = (Guide, Quiz, Question, Choice)
+SEED_MODELS = (Guide, Quiz, Question, Choice, AcceptedText, MatchPair, OrderItem)
 
 expect.set_options(timeout=TIMEOUT_MS)
 
@@ -187,9 +195,10 @@ _seed_rows: list[tuple[type, list]] = []
 
 @pytest.fixture
 def seeded(live_server, transactional_db) -> dict[str, Quiz]:
-    """The two real seed quizzes (8 questions each, English and Arabic), by slug.
+    """The two real seed quizzes (8 questions of choices each, and the ZeRO quiz's short-answer,
+    matching and ordering questions; English and Arabic), by slug.
 
-    `seed_quizzes` runs once; every later test re-inserts the same rows in four bulk inserts,
+    `seed_quizzes` runs once; every later test re-inserts the same rows in bulk inserts,
     since each browser test starts from an emptied database and loaddata takes seconds.
     """
     if not _seed_rows:

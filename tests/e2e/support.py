@@ -11,6 +11,7 @@ from django.test import Client
 from playwright.sync_api import BrowserContext, Page, expect
 
 from quizzes.attempts import answer_record, attempt_start
+from quizzes.grading import Response
 from quizzes.models import Attempt, Quiz
 
 
@@ -133,6 +134,8 @@ class Key:
 def answer_key(quiz: Quiz, lang: str) -> list[Key]:
     keys = []
     for question in quiz.questions.order_by("position").prefetch_related("choices"):
+        if not question.has_choices:  # the ZeRO quiz's last three: typed, matched, ordered
+            continue
         choices = list(question.choices.all())
         right = next(c for c in choices if c.is_correct)
         wrong = next(c for c in choices if not c.is_correct)
@@ -150,10 +153,28 @@ def answer_in_db(user, quiz: Quiz, count: int, *, wrong: frozenset[int] = frozen
     """An attempt whose first `count` questions are answered (right, except the 1-based `wrong`)."""
     attempt = attempt_start(user=user, quiz=quiz)
     for number, question in enumerate(quiz.questions.order_by("position")[:count], start=1):
+        if not question.has_choices:
+            response = typed_response(question, right=number not in wrong)
+            answer_record(attempt=attempt, question=question, response=response)
+            continue
         choice = question.choices.filter(is_correct=number not in wrong).first()
         answer_record(attempt=attempt, question=question, choice_id=choice.pk)
     attempt.refresh_from_db()
     return attempt
+
+
+def typed_response(question, *, right: bool) -> Response:
+    """A short-answer, matching or ordering response, right or wrong."""
+    if question.kind == "short":
+        accepted = question.accepted_texts.filter(fraction=1).order_by("position")[0]
+        return Response(text=accepted.text_en if right else "not an answer")
+    if question.kind == "matching":
+        prompted = question.pairs.exclude(prompt_en="").order_by("position")
+        prompts = list(prompted.values_list("pk", flat=True))
+        matches = prompts if right else prompts[1:] + prompts[:1]
+        return Response(arrangement=tuple(zip(prompts, matches, strict=True)))
+    items = list(question.order_items.order_by("position").values_list("pk", flat=True))
+    return Response(arrangement=tuple(items if right else items[::-1]))
 
 
 # ---------- Driving the quiz through its own controls ----------

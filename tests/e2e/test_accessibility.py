@@ -112,7 +112,7 @@ def _result(scene: Scene) -> None:
 def _history(scene: Scene) -> None:
     learner = scene.signed_in()
     support.answer_in_db(learner, scene.quiz, 8, wrong={1, 2, 5})
-    support.answer_in_db(learner, scene.other_quiz, 8, wrong={4})
+    support.answer_in_db(learner, scene.other_quiz, 11, wrong={4})
     support.answer_in_db(learner, scene.quiz, 8, wrong={6})
     support.answer_in_db(learner, scene.other_quiz, 3)
     scene.go("/attempts/")
@@ -123,7 +123,7 @@ def _history_few(scene: Scene) -> None:
     """Two attempts draw no line: bars with their scores."""
     learner = scene.signed_in()
     support.answer_in_db(learner, scene.quiz, 8, wrong={1, 2, 5})
-    support.answer_in_db(learner, scene.other_quiz, 8, wrong={4})
+    support.answer_in_db(learner, scene.other_quiz, 11, wrong={4})
     scene.go("/attempts/")
     expect(scene.page.locator(".score-bars__item")).to_have_count(2)
     expect(scene.page.locator(".chart__line")).to_have_count(0)

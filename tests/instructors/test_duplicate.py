@@ -5,7 +5,7 @@ from django.contrib.auth.models import Permission
 
 from quizzes.attempts import attempt_start
 from quizzes.models import Quiz
-from tests.factories import make_mixed_quiz, make_user
+from tests.factories import make_mixed_quiz, make_typed_quiz, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +77,34 @@ def test_staff_who_may_not_add_quizzes_cannot_duplicate_one(client):
     assert 'value="duplicate"' not in page
     _duplicate(client, quiz)
     assert Quiz.objects.count() == 1
+
+
+def test_a_copy_keeps_the_accepted_answers_pairs_and_items_of_its_typed_questions(
+    instructor_client,
+):
+    quiz = make_typed_quiz()
+
+    _duplicate(instructor_client, quiz)
+
+    copy = Quiz.objects.get(slug=f"{quiz.slug}-copy")
+
+    def parts(quiz):
+        short, matching, ordering = quiz.questions.order_by("position")
+        return (
+            [
+                (t.position, t.text_en, t.text_ar, t.fraction, t.exact)
+                for t in short.accepted_texts.order_by("position")
+            ],
+            [
+                (p.position, p.prompt_en, p.prompt_ar, p.match_en, p.match_ar)
+                for p in matching.pairs.order_by("position")
+            ],
+            [(i.position, i.text_en, i.text_ar) for i in ordering.order_items.order_by("position")],
+        )
+
+    assert parts(copy) == parts(quiz)
+    assert all(parts(copy))
+    # Its own rows, not the original's.
+    assert not set(copy.questions.values_list("pk", flat=True)) & set(
+        quiz.questions.values_list("pk", flat=True)
+    )

@@ -58,7 +58,9 @@ def test_representative_file_gives_the_quiz_title_and_description_in_both_langua
         "single",
         "single",
         "numerical",
+        "matching",
         "truefalse",
+        "short",
         "multiple",
     ]
 
@@ -155,21 +157,32 @@ def test_moodle_format_keeps_line_breaks_and_text_outside_markup_is_in_both_lang
     )
 
 
-def test_essays_matching_and_short_answers_are_reported_with_their_line_numbers_and_skipped(
-    representative_gift,
-):
+def test_essays_are_reported_with_their_line_numbers_and_skipped(representative_gift):
     document = parse_gift(representative_gift)
 
     assert [(p.line, p.message.split(" questions")[0]) for p in document.skipped] == [
         (47, "Essay"),
-        (51, "Matching"),
-        (59, "Short-answer"),
     ]
     assert all("skipped" in problem.message for problem in document.skipped)
 
 
+def test_matching_and_short_answer_questions_are_read(representative_gift):
+    matching, _true_false, short = parse_gift(representative_gift).questions[6:9]
+
+    assert (matching.line, matching.prompt.en) == (51, "Match each quantity with its unit.")
+    assert [(p.prompt.en, p.match.en) for p in matching.pairs] == [
+        ("Frequency", "Hz"),
+        ("Wavelength", "m"),
+        ("Speed", "m/s"),
+    ]
+    assert (short.line, short.prompt.en) == (59, "Name the unit of frequency.")
+    assert [(t.text.en, t.fraction) for t in short.texts] == [("Hertz", 1), ("Hz", 1)]
+
+
 def test_numerical_true_false_and_multiple_answer_questions_are_read(representative_gift):
-    numerical, true_false, multiple = parse_gift(representative_gift).questions[5:]
+    numerical, _matching, true_false, _short, multiple = parse_gift(representative_gift).questions[
+        5:
+    ]
 
     assert (numerical.line, numerical.prompt.en) == (49, "How many hertz in a kilohertz?")
     assert [(a.value, a.tolerance, a.fraction) for a in numerical.numerical] == [(1000, 0, 1)]
@@ -185,7 +198,7 @@ def test_numerical_true_false_and_multiple_answer_questions_are_read(representat
 def test_a_question_without_general_feedback_is_read_with_a_warning(representative_gift):
     document = parse_gift(representative_gift)
 
-    assert [problem.line for problem in document.warnings] == [28, 49, 57, 61]
+    assert [problem.line for problem in document.warnings] == [28, 49, 51, 57, 59, 61]
     assert all("explanation is empty" in problem.message for problem in document.warnings)
 
 
@@ -247,13 +260,13 @@ def test_every_error_in_a_file_is_reported_at_once():
     assert len(document.questions) == 2
 
 
-def test_a_file_with_no_multiple_choice_question_is_an_error():
+def test_a_file_with_no_question_that_can_be_imported_is_an_error():
     document = parse_gift("// only an essay\nWrite.{}")
 
     assert document.questions == []
     assert [problem.line for problem in document.skipped] == [2]
     assert document.errors[0].line == 0
-    assert "no multiple-choice question" in str(document.errors[0])
+    assert "no question that can be imported" in str(document.errors[0])
 
 
 # --- Details of reading ----------------------------------------------------------------------
@@ -474,8 +487,10 @@ def test_true_false_feedback_goes_to_the_choice_a_learner_picked(
 def test_true_false_is_read_as_moodle_reads_it_in_capitals_only():
     document = parse_gift("Q?{true}")
 
-    assert document.questions == []
-    assert "Short-answer" in document.skipped[0].message
+    # Lower case is a short answer whose one accepted answer is "true", as in Moodle.
+    (question,) = document.questions
+    assert question.kind == "short"
+    assert [t.text.en for t in question.texts] == ["true"]
 
 
 @pytest.mark.parametrize(
@@ -581,6 +596,8 @@ def _without_lines(questions: list[GiftQuestion]) -> list[GiftQuestion]:
             line=0,
             choices=[dataclasses.replace(c, line=0) for c in question.choices],
             numerical=[dataclasses.replace(a, line=0) for a in question.numerical],
+            texts=[dataclasses.replace(t, line=0) for t in question.texts],
+            pairs=[dataclasses.replace(p, line=0) for p in question.pairs],
         )
         for question in questions
     ]

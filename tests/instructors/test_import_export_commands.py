@@ -77,11 +77,13 @@ def test_import_quiz_creates_an_unpublished_bilingual_quiz_from_the_representati
     assert quiz.description_ar == "اختبر معرفتك بالأمواج والصوت."
     assert quiz.is_published is False
     assert quiz.guide.slug == PLACEHOLDER_GUIDE_SLUG
-    assert list(quiz.questions.values_list("position", flat=True)) == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert list(quiz.questions.values_list("position", flat=True)) == list(range(1, 11))
     assert list(quiz.questions.values_list("kind", flat=True)[4:]) == [
         "single",
         "numerical",
+        "matching",
         "truefalse",
+        "short",
         "multiple",
     ]
     first = quiz.questions.get(position=1)
@@ -90,10 +92,16 @@ def test_import_quiz_creates_an_unpublished_bilingual_quiz_from_the_representati
     right = first.choices.get(is_correct=True)
     assert (right.position, right.text_en, right.text_ar) == (1, "About 343 m/s", "نحو ٣٤٣ م/ث")
     assert (right.feedback_en, right.feedback_ar) == ("Right.", "صحيح.")
-    assert "8 question(s) created quiz 'waves-and-sound' (unpublished)" in out
-    # Essay, matching and short answer are reported and skipped.
-    for line in (47, 51, 59):
-        assert f"Line {line}: " in err
+    assert "10 question(s) created quiz 'waves-and-sound' (unpublished)" in out
+    # The essay is reported and skipped; matching and short answer are imported.
+    assert "Line 47: Essay" in err
+    assert err.count("not supported") == 1  # the essay only
+    assert (
+        Quiz.objects.get(slug="waves-and-sound")
+        .questions.filter(kind__in=["matching", "short"])
+        .count()
+        == 2
+    )
     assert "Line 28: No general feedback" in err
 
 
@@ -120,7 +128,7 @@ def test_import_into_an_existing_quiz_appends_after_its_last_question(quiz):
     assert quiz.title_en == title
     assert quiz.description_en == "What this quiz covers."
     positions = list(quiz.questions.values_list("position", flat=True))
-    assert positions == list(range(1, 12))
+    assert positions == list(range(1, 14))
     assert quiz.questions.get(position=4).prompt_en.startswith("How fast does sound")
 
 
@@ -185,7 +193,7 @@ def test_dry_run_reports_and_writes_nothing():
 
     out, err = _import(DATA / "representative.gift", "--dry-run")
 
-    assert "8 question(s) would be imported" in out
+    assert "10 question(s) would be imported" in out
     assert "Line 47: " in err
     assert _counts() == before
 
@@ -291,9 +299,9 @@ def test_instructor_imports_a_file_from_the_admin(instructor_client):
     assert response.status_code == 302
     assert response["Location"] == f"/en/admin/quizzes/quiz/{quiz.pk}/change/"
     messages = [str(message) for message in get_messages(response.wsgi_request)]
-    assert any("Imported 8 questions into" in message for message in messages)
+    assert any("Imported 10 questions into" in message for message in messages)
     assert any(message.startswith("Line 47: Essay") for message in messages)
-    assert quiz.questions.count() == 8
+    assert quiz.questions.count() == 10
 
 
 def test_admin_import_into_an_existing_quiz(instructor_client, quiz):

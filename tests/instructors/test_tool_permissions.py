@@ -22,7 +22,14 @@ TOOLS = [
 NEEDS = {
     "item-analysis": ["view_quiz", "view_attempt", "view_answer"],
     "attempts.csv": ["view_quiz", "view_attempt", "view_answer"],
-    "export.gift.txt": ["view_quiz", "view_question", "view_choice", "view_numericalanswer"],
+    "export.gift.txt": [
+        "view_quiz",
+        "view_question",
+        "view_choice",
+        "view_acceptedtext",
+        "view_matchpair",
+        "view_numericalanswer",
+    ],
     "translations": ["view_quiz", "view_question", "view_choice"],
 }
 
@@ -70,10 +77,42 @@ def test_staff_who_may_view_questions_but_not_accepted_numbers_cannot_export_the
 
 def test_staff_who_may_not_add_accepted_numbers_cannot_import_a_file(bare_staff, bare_staff_client):
     bare_staff.user_permissions.add(
-        *Permission.objects.filter(codename__in=["add_quiz", "add_question", "add_choice"])
+        *Permission.objects.filter(
+            codename__in=[
+                "add_quiz",
+                "add_question",
+                "add_choice",
+                "add_acceptedtext",
+                "add_matchpair",
+            ]
+        )
     )
 
     assert bare_staff_client.get("/en/admin/quizzes/quiz/import/").status_code == 403
 
     bare_staff.user_permissions.add(Permission.objects.get(codename="add_numericalanswer"))
     assert bare_staff_client.get("/en/admin/quizzes/quiz/import/").status_code == 200
+
+
+@pytest.mark.parametrize("model", ["acceptedtext", "matchpair"])
+def test_gift_needs_the_permissions_of_accepted_answers_and_pairs_it_holds(
+    bare_staff, bare_staff_client, model
+):
+    quiz = factories.make_typed_quiz()
+    export = f"/en/admin/quizzes/quiz/{quiz.pk}/export.gift.txt"
+    needs = _needs("export.gift.txt")
+    bare_staff.user_permissions.add(
+        *Permission.objects.filter(codename__in=[n for n in needs if n != f"view_{model}"])
+    )
+    adds = ["add_quiz", "add_question", "add_choice", "add_numericalanswer"]
+    adds += [f"add_{m}" for m in ("acceptedtext", "matchpair") if m != model]
+    bare_staff.user_permissions.add(*Permission.objects.filter(codename__in=adds))
+
+    assert bare_staff_client.get(export).status_code == 403
+    assert bare_staff_client.get("/en/admin/quizzes/quiz/import/").status_code == 403
+
+
+def test_instructors_may_write_the_parts_of_every_kind(instructor):
+    for model in ("acceptedtext", "matchpair", "orderitem"):
+        for action in ("add", "change", "delete", "view"):
+            assert instructor.has_perm(f"quizzes.{action}_{model}")

@@ -147,4 +147,39 @@ def test_coverage_and_gift_export_need_the_questions_and_choices_not_only_the_qu
     # The export carries accepted numbers too (issue 32).
     assert bare_staff_client.get(export).status_code == 403
     bare_staff.user_permissions.add(Permission.objects.get(codename="view_numericalanswer"))
+    assert bare_staff_client.get(export).status_code == 403
+    # And short answers' accepted answers and matching questions' pairs (issue 46).
+    for codename in ("view_acceptedtext", "view_matchpair"):
+        bare_staff.user_permissions.add(Permission.objects.get(codename=codename))
     assert bare_staff_client.get(export).status_code == 200
+
+
+def test_coverage_lists_pairs_and_items_without_arabic_but_not_english_only_answers(db):
+    quiz = factories.make_typed_quiz(description_en="", description_ar="")
+    short, matching, ordering = quiz.questions.order_by("position")
+    # An accepted answer in English only is accepted on the Arabic page too: not listed.
+    assert short.accepted_texts.filter(text_ar="").exists()
+    matching.pairs.filter(position=2).update(match_ar="")
+    matching.pairs.filter(position=4).update(match_ar=" ")  # the distractor
+    ordering.order_items.filter(position=3).update(text_ar="")
+
+    (coverage,) = translation_coverage(Quiz.objects.filter(pk=quiz.pk))
+
+    question_url = "/en/admin/quizzes/question/{}/change/"
+    assert [(item.label, item.english, item.url) for item in coverage.missing] == [
+        (
+            "Question 2, pair 2: match",
+            "gradients",
+            question_url.format(matching.pk) + "#pairs-1",
+        ),
+        (
+            "Question 2, pair 4: match",
+            "activations",
+            question_url.format(matching.pk) + "#pairs-3",
+        ),
+        (
+            "Question 3, item 3: text",
+            "all-reduce",
+            question_url.format(ordering.pk) + "#order_items-2",
+        ),
+    ]

@@ -23,6 +23,7 @@ from django.utils import timezone
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import Attempt, Quiz, ReviewAnswer, ReviewCard
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
+from tests.steps import right_answer_data
 
 pytestmark = pytest.mark.django_db
 
@@ -363,7 +364,8 @@ def test_an_edited_quiz_is_read_again_in_three_statements_whatever_its_length(wo
 
 
 def test_answer_budget_holds_for_a_seed_quiz_start_to_finish(seed_quizzes):
-    """The whole htmx flow of a real quiz: start, then each question and its answer."""
+    """The whole htmx flow of a real quiz: start, then each question and its answer (its
+    questions of choices, and a short-answer, a matching and an ordering one)."""
     learner = make_user()
     client = Client()
     client.force_login(learner)
@@ -378,15 +380,15 @@ def test_answer_budget_holds_for_a_seed_quiz_start_to_finish(seed_quizzes):
         with counting() as count:
             response = client.get(url, **HX)
         within(count, "question")
-        choice = correct_choice(question)
+        data = right_answer_data(attempt, question)
         with counting() as count:
-            response = client.post(url, {"choice": choice.pk}, **HX)
+            response = client.post(url, data, **HX)
         within(count, "answer")
         assert response.status_code == 200
     with counting() as count:
         response = client.get(f"/en/attempts/{attempt.pk}/result/")
     within(count, "result")
-    assert "8 / 8" in response.content.decode()
+    assert "11 / 11" in response.content.decode()
 
 
 def _answer_cost(world: World, number: int, *, right: bool, posts_question: bool = False) -> Count:

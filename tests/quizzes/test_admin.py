@@ -46,7 +46,10 @@ def test_instructors_group_holds_exactly_the_content_permissions():
     codenames = set(group.permissions.values_list("codename", flat=True))
     expected = {
         f"{a}_{m}"
-        for m in ("guide", "quiz", "question", "choice", "numericalanswer", "quizoverride")
+        for m in (
+            *("guide", "quiz", "question", "choice", "numericalanswer", "quizoverride"),
+            *("acceptedtext", "matchpair", "orderitem"),
+        )
         for a in ("add", "change", "delete", "view")
     }
     # Learners' reports of problems: read, and marked resolved (a change); never deleted.

@@ -13,8 +13,9 @@ from django.conf import settings
 from django.core.management import call_command
 
 from quizzes.content import quiz_content
-from quizzes.models import Choice, Question, Quiz
-from quizzes.seeding import SUPERSEDED, natural_key, superseded_texts
+from quizzes.models import Choice, Question, Quiz, SeedAddition
+from quizzes.seeding import SUPERSEDED, natural_key, seed_additions, superseded_texts
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -138,3 +139,112 @@ def test_every_superseded_text_is_an_earlier_wording_of_a_current_seed_text():
     for key, values in entries.items():
         assert key in current, key
         assert current[key] not in values, key
+
+
+# --- Questions a later seed added ------------------------------------------------------------
+
+ZERO = "zero-sharded-optimizers"
+ADDED = [9, 10, 11]
+
+
+@pytest.fixture
+def seeded_before_the_additions(seed_quizzes):
+    """A database seeded before the seed had its short-answer, matching and ordering
+    questions: the ZeRO quiz with its eight questions of choices only."""
+    Question.objects.filter(quiz__slug=ZERO, position__in=ADDED).delete()
+    SeedAddition.objects.all().delete()
+    return Quiz.objects.get(slug=ZERO)
+
+
+def test_the_additions_list_names_questions_the_fixtures_have():
+    current = _current_texts()
+    for slug, positions in seed_additions().items():
+        for position in positions:
+            assert ("quizzes.question", (slug, position), "prompt_en") in current
+
+
+def test_update_adds_the_seeds_new_questions_with_their_parts(seeded_before_the_additions):
+    quiz = seeded_before_the_additions
+    before = quiz.updated_at
+    assert len(quiz_content(quiz).questions) == 8
+
+    output = _update()
+
+    for position in ADDED:
+        assert f"{ZERO}.json: added question {ZERO} {position}." in output
+    assert f"{ZERO}.json: 0 seed texts refreshed, 0 kept" in output
+    short, matching, ordering = Question.objects.filter(quiz=quiz, position__in=ADDED).order_by(
+        "position"
+    )
+    assert (short.kind, matching.kind, ordering.kind) == ("short", "matching", "ordering")
+    assert short.accepted_texts.filter(text_ar="حالات المُحسِّن", fraction=1).exists()
+    assert matching.pairs.count() == 4 and ordering.order_items.count() == 5
+    # Learners read them at once: a new content version, with the parts.
+    quiz.refresh_from_db()
+    assert quiz.updated_at > before
+    content = quiz_content(quiz)
+    assert [len(q.texts) + len(q.pairs) + len(q.items) for q in content.questions[8:]] == [4, 4, 5]
+    assert set(SeedAddition.objects.values_list("quiz_slug", "position")) == {
+        (ZERO, position) for position in ADDED
+    }
+
+
+def test_update_twice_adds_them_once(seeded_before_the_additions):
+    _update()
+
+    output = _update()
+
+    assert "added" not in output
+    assert Question.objects.filter(quiz__slug=ZERO).count() == 11
+
+
+def test_update_leaves_an_added_question_an_instructor_deleted_deleted(
+    seeded_before_the_additions,
+):
+    _update()
+    Question.objects.get(quiz__slug=ZERO, position=10).delete()
+
+    output = _update()
+
+    assert not Question.objects.filter(quiz__slug=ZERO, position=10).exists()
+    assert "added" not in output
+    assert f"kept question {ZERO} 10: deleted" in output
+
+
+def test_a_seed_quiz_loaded_whole_has_its_additions_delivered(seed_quizzes):
+    Question.objects.get(quiz__slug=ZERO, position=9).delete()
+
+    output = _update()
+
+    assert not Question.objects.filter(quiz__slug=ZERO, position=9).exists()
+    assert "added" not in output
+
+
+def test_update_adds_nothing_over_a_question_of_the_quizs_own(seeded_before_the_additions):
+    quiz = seeded_before_the_additions
+    own = factories.add_numerical_question(quiz, 9)
+
+    output = _update()
+
+    assert Question.objects.get(quiz=quiz, position=9) == own
+    assert own.kind == "numerical"
+    assert f"not added question {ZERO} 9: its position holds a question of the quiz's own" in (
+        output
+    )
+    assert [q.kind for q in quiz.questions.filter(position__in=[10, 11]).order_by("position")] == [
+        "matching",
+        "ordering",
+    ]
+
+
+def test_update_takes_the_seeds_questions_loaded_without_a_record_as_delivered(db):
+    """A database loaded with plain loaddata has the questions but no record of them."""
+    for path in sorted(FIXTURES.glob("*.json")):
+        call_command("loaddata", str(path), verbosity=0)
+    assert not SeedAddition.objects.exists()
+
+    output = _update()
+
+    assert "added" not in output
+    assert SeedAddition.objects.count() == len(ADDED)
+    assert Question.objects.filter(quiz__slug=ZERO).count() == 11

@@ -13,15 +13,17 @@ from quizzes.models import Guide
 
 class Command(BaseCommand):
     help = (
-        "Import the single-answer multiple-choice questions of a Moodle GIFT file (UTF-8). "
+        "Import the questions of a Moodle GIFT file (UTF-8): one answer, several answers, "
+        "true or false, numbers, short answer and matching. "
         "With --quiz SLUG they are appended after that quiz's last question, or a quiz with "
         "that slug is created; without it a new quiz is created, titled after the file's "
         "$CATEGORY: (its last segment) or else the file name. A new quiz is unpublished, so "
         "an instructor reviews it before publishing, and belongs to --guide, or else to a "
         f"placeholder guide ('{PLACEHOLDER_GUIDE_SLUG}') to be replaced in the admin. A "
         "description item before the first question becomes a new quiz's description. "
-        "Arabic comes from Moodle's multilang markup. Other question types are reported "
-        "with their line numbers and skipped; a file with any error is refused whole."
+        "Arabic comes from Moodle's multilang markup. Essays, and short-answer or matching "
+        "questions Daleel cannot hold, are reported with their line numbers and skipped; a "
+        "file with any error is refused whole."
     )
 
     def add_arguments(self, parser) -> None:
