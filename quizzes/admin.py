@@ -324,9 +324,16 @@ class QuizAdmin(
         return exports.gift_download(queryset.order_by("slug"), request=request)
 
     def has_duplicate_permission(self, request) -> bool:
-        """A copy adds a quiz with its questions, choices and accepted numbers."""
+        """A copy adds a quiz with its questions and every part of them."""
         return self.has_add_permission(request) and request.user.has_perms(
-            ["quizzes.add_question", "quizzes.add_choice", "quizzes.add_numericalanswer"]
+            [
+                "quizzes.add_question",
+                "quizzes.add_choice",
+                "quizzes.add_numericalanswer",
+                "quizzes.add_acceptedtext",
+                "quizzes.add_matchpair",
+                "quizzes.add_orderitem",
+            ]
         )
 
     @admin.action(
