@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from .middleware import SESSION_TIME_ZONE
 from .models import Profile, time_zone_names
+from .signin import username_key
 
 
 def _names_change(raw: bool, update_fields) -> bool:
@@ -86,4 +87,4 @@ def lift_lockouts_on_reset(sender, request, user, **kwargs) -> None:
     """A new password set through the mail also lifts the account's sign-in lockouts: whoever
     reads the learner's mail could take the account anyway, and the learner locked out by their
     own forgotten password gets in at once."""
-    axes_reset(username=user.get_username())
+    axes_reset(username=username_key(None, {"username": user.get_username()}))

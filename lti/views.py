@@ -208,7 +208,7 @@ def _launch(request: HttpRequest) -> HttpResponse:
         services.grant_roles(user=user, registration=registration, is_instructor=is_instructor)
         if quiz is not None:
             services.grade_link_record(user=user, quiz=quiz, registration=registration, body=body)
-    auth_login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    auth_login(request, user, backend=settings.SIGN_IN_BACKEND)
     request.session[ORIGINS] = _frame_origins(registration, body)
     with translation.override(language or translation.get_language()):
         if quiz is None:

@@ -77,7 +77,7 @@ def test_signing_in_with_totp_asks_for_the_code_after_the_password(required):
     assert response.status_code == 302 and response["Location"] == "/en/accounts/2fa/authenticate/"
     assert client.get("/en/admin/").status_code == 302  # not signed in yet
     wrong = client.post("/en/accounts/2fa/authenticate/", {"code": "000000"})
-    assert wrong.status_code == 200 and "Incorrect code" in wrong.content.decode()
+    assert wrong.status_code == 400 and "Incorrect code" in wrong.content.decode()
     response = client.post("/en/accounts/2fa/authenticate/", {"code": _code(secret)})
     assert response.status_code == 302 and response["Location"] == "/en/admin/"
     assert client.get("/en/admin/").status_code == 200
