@@ -9,6 +9,7 @@ name's skeletons is made, or kept up to date on a rename, right after the save.
 
 from __future__ import annotations
 
+import time
 from urllib.parse import unquote
 
 from allauth.account.signals import password_reset
@@ -21,7 +22,7 @@ from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 from django.utils import timezone
 
-from .middleware import SESSION_TIME_ZONE
+from .middleware import SESSION_SIGNED_IN_AT, SESSION_TIME_ZONE
 from .models import Profile, time_zone_names
 from .signin import username_key
 
@@ -74,6 +75,8 @@ def time_zone_at_sign_in(sender, request, user, **kwargs) -> None:
             profile.save(update_fields=["time_zone"])
     if hasattr(request, "session"):
         request.session[SESSION_TIME_ZONE] = profile.time_zone
+        # For enrolling a second factor without a password to ask again (accounts.middleware).
+        request.session[SESSION_SIGNED_IN_AT] = time.time()
 
 
 @receiver(request_finished)
