@@ -331,6 +331,9 @@ EMAIL_CHANGE_RATE = os.environ.get("EMAIL_CHANGE_RATE", "5/h")
 QUESTION_REPORT_RATE = os.environ.get("QUESTION_REPORT_RATE", "10/h")
 # "Download my data" per learner: the costliest page a learner can ask for.
 DATA_EXPORT_RATE = os.environ.get("DATA_EXPORT_RATE", "5/h")
+# LTI logins (/lti/login/) one client address may start: each is a signed address and, once
+# its cookie works, a row until its launch; a class behind one address launches many times.
+LTI_LOGIN_RATE_PER_CLIENT = os.environ.get("LTI_LOGIN_RATE_PER_CLIENT", "300/h")
 # Failed sign-ins from one client address, whatever the usernames (password spraying); one
 # username's failures from one address are django-axes' (AXES_FAILURE_LIMIT, below).
 SIGN_IN_FAILURE_RATE_PER_CLIENT = os.environ.get("SIGN_IN_FAILURE_RATE_PER_CLIENT", "30/15m")
