@@ -97,12 +97,18 @@ def _session_time_zone(request: HttpRequest) -> str:
 # When the browser signed in (any way: the sign-in form, a sign-up, an LTI launch), as seconds
 # since the epoch.
 SESSION_SIGNED_IN_AT = "_signed_in_at"
+# This session set up a second factor (proving it with a code or the passkey): as good as
+# passing it (accounts.signals).
+SESSION_FACTOR_ADDED = "_second_factor_added"
 # allauth's pages that enrol a second factor.
 ENROLMENT_VIEWS = {"mfa_activate_totp", "mfa_add_webauthn"}
 
 
 def _factor_passed(request: HttpRequest, user) -> bool:
-    """Whether this session passed a second factor (at sign-in, or asked again since)."""
+    """Whether this session passed a second factor (at sign-in, or asked again since), or set
+    one up."""
+    if request.session.get(SESSION_FACTOR_ADDED) == user.pk:
+        return True
     records = get_authentication_records(request, user)
     return any(record.get("method") == "mfa" for record in records)
 

@@ -172,3 +172,20 @@ def test_a_launched_sessions_cookies_are_partitioned_and_others_not(registered):
     make_user("zaid")
     ordinary = signed_in.post("/en/accounts/login/", {"login": "zaid", "password": PASSWORD})
     assert "Partitioned" not in ordinary.cookies["sessionid"].output()
+
+
+def test_a_refusal_may_be_framed_by_the_logins_platform_only_and_a_forged_ones_by_nobody(
+    registered,
+):
+    quiz = make_quiz()
+    client = Client()
+    auth = login_redirect(client, registered, target_link_uri=quiz_url(quiz))
+    forged = registered.id_token(nonce="made-up", target_link_uri=quiz_url(quiz))
+
+    ours = client.post("/lti/launch/", {"id_token": forged, "state": auth["state"]})
+    nobodys = Client().post("/lti/launch/", {"id_token": forged, "state": "state-made-up"})
+
+    assert frame_ancestors(ours) == f"frame-ancestors {registered.base}"
+    assert "X-Frame-Options" not in ours
+    assert frame_ancestors(nobodys) == "frame-ancestors 'none'"
+    assert nobodys["X-Frame-Options"] == "DENY"

@@ -100,3 +100,21 @@ def test_a_launched_account_enrols_a_factor_only_soon_after_its_launch(
     assert "Sign in again first" in late.content.decode()
     assert refused.status_code == 403
     assert not Authenticator.objects.exists()
+
+
+# Real commits: allauth announces the new factor once its transaction commits, within the
+# request, as in production.
+@pytest.mark.django_db(transaction=True)
+def test_a_factor_set_up_in_this_session_opens_the_admin_without_entering_it_again(
+    instructor_launches,
+):
+    client = instructor_launches()
+    client.get("/en/accounts/2fa/totp/activate/")
+    secret = client.session["mfa.totp.secret"]
+
+    activated = client.post("/en/accounts/2fa/totp/activate/", {"code": _code(secret)})
+
+    assert activated.status_code == 302
+    assert client.get("/en/admin/").status_code == 200
+    # Another launch, another session: asked for it.
+    assert instructor_launches().get("/en/admin/").status_code == 302
