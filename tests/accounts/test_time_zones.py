@@ -11,6 +11,7 @@ from urllib.parse import quote
 import pytest
 import time_machine
 from allauth.account.models import EmailAddress
+from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.sessions.backends.cache import SessionStore
 from django.test import Client, RequestFactory
@@ -82,7 +83,7 @@ def sign_in_with_cookie(user, tz: str):
     request = RequestFactory().post("/en/accounts/login/")
     request.COOKIES["tz"] = quote(tz)
     request.session = SessionStore()
-    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    login(request, user, backend=settings.SIGN_IN_BACKEND)
     return request
 
 
