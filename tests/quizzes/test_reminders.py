@@ -219,6 +219,22 @@ def test_a_tampered_link_says_so_and_changes_nothing(learner_with_email, lang):
     assert Profile.objects.get(pk=profile.pk).reminder_hour == 8
 
 
+def test_a_link_stops_working_once_the_learner_has_another_address(learner_with_email):
+    profile = opted_in(learner_with_email)
+    sent_to_the_old_address = unsubscribe_token(profile)
+    user = profile.user
+    user.email = "new-address@example.org"
+    user.save(update_fields=["email"])
+
+    stale = Client().post(f"/en/review/reminders/stop/{sent_to_the_old_address}/")
+    assert stale.status_code == 400
+    assert Profile.objects.get(pk=profile.pk).reminder_hour == 8
+
+    current = Client().post(f"/en/review/reminders/stop/{unsubscribe_token(profile)}/")
+    assert current.status_code == 200
+    assert Profile.objects.get(pk=profile.pk).reminder_hour is None
+
+
 def test_reminders_send_counts_what_it_queued(learner_with_email, quiz):
     opted_in(learner_with_email)
     cards_due(learner_with_email, quiz, 1)
