@@ -334,7 +334,10 @@ DATA_EXPORT_RATE = os.environ.get("DATA_EXPORT_RATE", "5/h")
 # django-allauth: accounts by username, with an email address that is used (reset, reminders)
 # once it is verified by a link; a learner starts at once after signing up.
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
-ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
+ACCOUNT_FORMS = {
+    "signup": "accounts.forms.SignupForm",
+    "reset_password": "accounts.reset.ResetPasswordForm",
+}
 ACCOUNT_LOGIN_METHODS = {"username"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "optional"
