@@ -352,7 +352,10 @@ SECOND_FACTOR_RATE_PER_CLIENT = os.environ.get("SECOND_FACTOR_RATE_PER_CLIENT", 
 # django-allauth: accounts by username, with an email address that is used (reset, reminders)
 # once it is verified by a link; a learner starts at once after signing up.
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
-ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
+ACCOUNT_FORMS = {
+    "signup": "accounts.forms.SignupForm",
+    "reset_password": "accounts.reset.ResetPasswordForm",
+}
 ACCOUNT_LOGIN_METHODS = {"username"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "optional"

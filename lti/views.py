@@ -289,7 +289,9 @@ def _deep_linking_pick(request: HttpRequest) -> HttpResponse:
     origin = site_origin(request)
     resources = []
     for quiz in picked:
-        questions = quiz.questions_per_attempt or quiz.questions.count()
+        # What every attempt is scored out of: the draw, or the whole quiz when it is smaller.
+        count = quiz.questions.count()
+        questions = min(quiz.questions_per_attempt or count, count)
         resources.append(
             DeepLinkResource()
             .set_url(origin + reverse("quizzes:detail", kwargs={"slug": quiz.slug}))
