@@ -4,9 +4,12 @@ page's language."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from allauth.mfa.admin import AuthenticatorAdmin as AllauthAuthenticatorAdmin
 from allauth.mfa.models import Authenticator
 from django.contrib import admin
+from django.contrib.admin.options import ActionLocation
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm as DjangoUserCreationForm
 from django.contrib.auth.forms import UserChangeForm as DjangoUserChangeForm
@@ -106,10 +109,13 @@ class AuthenticatorAdmin(AllauthAuthenticatorAdmin):
         context = {"title": title, **(extra_context or {})}
         return super().change_view(request, object_id, form_url, context)
 
-    def get_actions(self, request):
-        actions = super().get_actions(request)
+    def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
+        actions = super().get_actions(request, action_location)
         if "delete_selected" in actions:
-            function, name, _description = actions["delete_selected"]
             description = _("Delete selected two-factor sign-in methods")
-            actions["delete_selected"] = (function, name, description)
+            actions["delete_selected"] = replace(
+                actions["delete_selected"],
+                description=description,
+                plural_description=description,
+            )
         return actions

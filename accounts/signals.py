@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from allauth.account.signals import password_reset
+from allauth.account.signals import password_reset, user_signed_up
 from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.core.signals import request_finished
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from .middleware import SESSION_TIME_ZONE
 from .models import Profile, time_zone_names
@@ -87,3 +87,14 @@ def lift_lockouts_on_reset(sender, request, user, **kwargs) -> None:
     reads the learner's mail could take the account anyway, and the learner locked out by their
     own forgotten password gets in at once."""
     axes_reset(username=user.get_username())
+
+
+@receiver(user_signed_up)
+def language_at_sign_up(sender, request, user, **kwargs) -> None:
+    """The language of the sign-up page becomes the learner's: signed up on /ar/, their
+    reminders, verification and reset mails are Arabic, wherever a later request comes from."""
+    language = translation.get_language()
+    profile = Profile.for_user(user)
+    if not profile.language and language in dict(settings.LANGUAGES):
+        profile.language = language
+        profile.save(update_fields=["language"])

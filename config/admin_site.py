@@ -12,13 +12,9 @@ from django.utils.translation import gettext_lazy as _
 APP_ORDER = ("quizzes", "accounts", "auth", "account", "mfa", "axes")
 LAST = ("django_tasks_database", "lti")
 
-# Libraries' apps and models whose names have no translation of their own (axes names its app
-# "Axes"; allauth.mfa's model has no verbose name, so Django shows "Authenticators"): the names
-# the index and the sidebar give them, in the page's language.
-APP_NAMES = {
-    "axes": _("Sign-in lockouts"),
-    "django_tasks_database": _("Background tasks"),
-}
+# Libraries' models whose names have no translation of their own (allauth.mfa's has no verbose
+# name, so Django shows "Authenticators"): the names the index and the sidebar give them, in the
+# page's language. (Apps are named in config/library_apps.py.)
 MODEL_NAMES = {
     ("mfa", "authenticator"): _("Two-factor sign-in methods"),
 }
@@ -32,7 +28,6 @@ class DaleelAdminSite(admin.AdminSite):
     def get_app_list(self, request, app_label=None):
         apps = super().get_app_list(request, app_label)
         for app in apps:
-            app["name"] = APP_NAMES.get(app["app_label"], app["name"])
             for model in app["models"]:
                 key = (app["app_label"], model["object_name"].lower())
                 model["name"] = MODEL_NAMES.get(key, model["name"])

@@ -205,6 +205,12 @@ ADMIN = (
     gettext_noop("Password change"),
     gettext_noop("Your password was changed."),
     gettext_noop("Change my password"),
+    # The admin's user page (django.contrib.auth).
+    gettext_noop(
+        "Whether the user will be able to authenticate using a password or not. If disabled, "
+        "they may still be able to authenticate using other backends, such as Single Sign-On "
+        "or LDAP."
+    ),
     # django-tasks-db's model, in the admin.
     gettext_noop("Task Result"),
     gettext_noop("Task Results"),
