@@ -48,6 +48,7 @@ def _locale(language: str | None = None) -> Locale:
 def current_zones() -> dict[str, str]:
     """Today's zones (zone.tab), each with its country's code; without a zone.tab, every zone
     under a region's name."""
+    known = time_zone_names()
     for folder in zoneinfo.TZPATH:
         table = Path(folder) / "zone.tab"
         if table.exists():
@@ -56,8 +57,8 @@ def current_zones() -> dict[str, str]:
                 if line and not line.startswith("#"):
                     country, _coordinates, name, *_comment = line.split("\t")
                     zones[name] = country
-            return {name: country for name, country in zones.items() if name in time_zone_names()}
-    return {name: "" for name in time_zone_names() if name.split("/")[0] in REGIONS}
+            return {name: country for name, country in zones.items() if name in known}
+    return {name: "" for name in known if name.split("/")[0] in REGIONS}
 
 
 def place(name: str, language: str | None = None) -> str:
@@ -78,19 +79,27 @@ def label(name: str, language: str | None = None) -> str:
     return f"{city} — {country}" if country and country != city else city
 
 
+@cache
+def _groups(language: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """Today's zones grouped by region in `language`, each group's zones by label (built once
+    per language and process: CLDR's names do not change while it runs)."""
+    with translation.override(language):
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for name in current_zones():
+            region = REGIONS.get(name.split("/")[0])
+            if region is not None:
+                groups.setdefault(str(region), []).append((name, label(name, language)))
+        return tuple(
+            (region, tuple(sorted(zones, key=lambda zone: zone[1])))
+            for region, zones in sorted(groups.items())
+        )
+
+
 def choices(current: str = "", language: str | None = None) -> list:
     """The picker's groups, by region in the reader's language, zones by name within each; a
     profile's old name (a link zone.tab does not list) keeps its place, at the top."""
-    groups: dict[str, list[tuple[str, str]]] = {}
-    for name in current_zones():
-        region = REGIONS.get(name.split("/")[0])
-        if region is not None:
-            groups.setdefault(str(region), []).append((name, label(name, language)))
-    ordered = [
-        (region, sorted(zones, key=lambda zone: zone[1]))
-        for region, zones in sorted(groups.items())
-    ]
+    language = language or translation.get_language() or "en"
     universal = [("UTC", "UTC")]
     if current and current not in current_zones() and current != "UTC":
         universal.insert(0, (current, label(current, language)))
-    return [*universal, *ordered]
+    return [*universal, *((region, list(zones)) for region, zones in _groups(language))]
