@@ -37,7 +37,7 @@ FORBIDDEN: list[tuple[str, str]] = [
     ("مرحبا من موقع|شكرا لاستخدامك", "allauth's stock mail"),
     ("مدرّس|مدرس", "an instructor is «المعلّم»"),
     (f"{_NOT_AFTER_LETTER}(?:ال)?إطلاق(?!ًا)", "an LTI launch is «طلب الفتح»"),
-    ("أضِف|أضف ", "a control is a verbal noun («إضافة»)"),
+    ("أضِف", "the admin's «أضِف … آخر»: a control is a verbal noun («إضافة»)"),
     (r"اختر \S+ لتغييره", "the admin's list title: «اختيار … لتعديله»"),
     ("حسب منشور", "a filter named by a bare adjective"),
     (r"لا شي(?:ء)? محدد", "«اختير 0 من …»"),

@@ -43,6 +43,21 @@ def _assert_reads_well(response, path: str) -> None:
     assert problems(html) == [], path
 
 
+def test_no_translation_in_our_catalogue_holds_a_forbidden_form():
+    """Beyond the pages rendered here: every message of ours and every library message we
+    word, in every plural form. The code block's label is «شيفرة برمجية» by its context."""
+    from .test_catalogue import PO, parse_po
+
+    found = {
+        entry.msgid: issues
+        for entry in parse_po(PO)[1:]
+        if entry.msgctxt != "a block of program code"
+        for form in entry.msgstr.values()
+        if (issues := forbidden_in_text(form))
+    }
+    assert found == {}
+
+
 # --- allauth's pages --------------------------------------------------------------------------
 
 SIGNED_OUT_PAGES = [
