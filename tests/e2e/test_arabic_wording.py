@@ -169,3 +169,33 @@ def test_the_lti_picker_lists_quizzes_without_bullets(page: Page, seeded, screen
     _reads_well(page)
     _no_bullets_beside_controls(page)
     support.screenshot(page, screenshots_dir, "arabic-lti-picker")
+
+
+def test_a_numerical_answer_sits_with_its_label_on_an_arabic_result(
+    page: Page, seeded, signed_in, screenshots_dir
+):
+    """The typed number is left to right (its sign first) but starts its line at the right,
+    beside «إجابتك», not at the far left of its row."""
+    from decimal import Decimal
+
+    from quizzes.attempts import answer_record, attempt_start
+    from quizzes.grading import Response
+    from tests.factories import add_numerical_question, make_quiz
+
+    quiz = make_quiz(questions=0)
+    question = add_numerical_question(quiz, 1, answers=((16, 0, 1),))
+    attempt = attempt_start(user=signed_in, quiz=quiz)
+    answer_record(attempt=attempt, question=question, response=Response(number=Decimal(-2)))
+    page.goto(f"/ar/attempts/{attempt.pk}/result/")
+    answers = page.locator(".review__answers dd[dir=ltr]")
+    expect(answers.first).to_have_text("-2")
+    label = page.locator(".review__answers dt").first.bounding_box()
+    for dd in answers.all():
+        text_right = dd.evaluate(
+            "el => { const r = document.createRange(); r.selectNodeContents(el);"
+            " return r.getBoundingClientRect().right; }"
+        )
+        cell = dd.bounding_box()
+        assert cell["x"] + cell["width"] - text_right < 2, "the number drifts to the left"
+        assert text_right < label["x"]
+    support.screenshot(page, screenshots_dir, "arabic-result-number")
