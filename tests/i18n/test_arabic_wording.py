@@ -114,6 +114,41 @@ def test_the_two_factor_pages_read_well_in_arabic(path):
     _assert_reads_well(_signed_in(learner).get(path), path)
 
 
+def test_the_security_key_pages_read_well_in_arabic():
+    """The list, edit and remove pages of a security key (its credential is not read by them
+    but its passwordless flag, absent here: «غير معروف»)."""
+    from allauth.mfa.models import Authenticator
+
+    learner = make_user("amina", email="amina@example.com")
+    TOTP.activate(learner, generate_totp_secret())
+    key = Authenticator.objects.create(
+        user=learner, type=Authenticator.Type.WEBAUTHN, data={"name": "Laptop", "credential": {}}
+    )
+    client = _signed_in(learner)
+    for path in (
+        "/ar/accounts/2fa/webauthn/",
+        f"/ar/accounts/2fa/webauthn/keys/{key.pk}/edit/",
+        f"/ar/accounts/2fa/webauthn/keys/{key.pk}/remove/",
+    ):
+        _assert_reads_well(client.get(path), path)
+
+
+def test_a_failed_sign_in_says_so_without_and_or(client):
+    make_user("amina")
+    response = client.post("/ar/accounts/login/", {"login": "amina", "password": "wrong-one"})
+    _assert_reads_well(response, "failed sign-in")
+    assert "اسم المستخدم أو كلمة المرور غير صحيحة." in read(response.content.decode())[0]
+
+
+def test_the_set_password_page_reads_well_in_arabic():
+    learner = make_user("amina")
+    learner.set_unusable_password()
+    learner.save()
+    client = Client()
+    client.force_login(learner)
+    _assert_reads_well(client.get("/ar/accounts/password/set/"), "password set")
+
+
 def test_the_verification_page_of_a_link_reads_well_in_arabic(client):
     learner = make_user("amina", email="amina@example.com", verified=False)
     address = EmailAddress.objects.get(user=learner)
