@@ -47,6 +47,7 @@ FORBIDDEN: list[tuple[str, str]] = [
     ),
     ("ما لم تُجب", "«ما لم» reads as 'unless'"),
     ("تختار المفاتيح", "keys do not choose; the learner chooses with them"),
+    ("من الإجابات صحيحة", "a partial score is a share of the mark («من الدرجة»)"),
     (r"بتوقيت \(?[+\-−]?\d", "a zone is said by its place, not its offset"),
     (r"\((?:بتوقيت|[+\-−]\d\d)", "a zone in brackets, drawn backwards"),
     (
