@@ -11,7 +11,7 @@ below is a library's message, listed so that it stays in our catalogue with our 
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop, ngettext, pgettext_noop
+from django.utils.translation import gettext_noop, ngettext, pgettext_lazy
 
 ALLAUTH = (
     # allauth.mfa's app label, which its catalogue renders as "Ministry of Foreign Affairs".
@@ -47,7 +47,7 @@ ALLAUTH = (
     gettext_noop("Email"),
     gettext_noop("Email (optional)"),
     gettext_noop("Remember Me"),
-    pgettext_noop("field label", "Login"),
+    pgettext_lazy("field label", "Login"),
     gettext_noop("Forgot your password?"),
     gettext_noop("Current Password"),
     gettext_noop("New Password"),
@@ -205,13 +205,51 @@ ADMIN = (
     gettext_noop("Password change"),
     gettext_noop("Your password was changed."),
     gettext_noop("Change my password"),
+    # Django 6.1's messages its Arabic catalogue does not have yet (shown in English).
+    gettext_noop(
+        "Are you sure you want to delete the %(object_name)s “%(escaped_object)s”? All of the "
+        "following related items will be deleted:"
+    ),
+    gettext_noop(
+        "Deleting the %(object_name)s “%(escaped_object)s” would require deleting the "
+        "following protected related objects:"
+    ),
+    gettext_noop(
+        "Deleting the %(object_name)s “%(escaped_object)s” would result in deleting related "
+        "objects, but your account doesn't have permission to delete the following types of "
+        "objects:"
+    ),
+    gettext_noop(
+        "Are you sure you want to delete the selected %(objects_name)s? All of the following "
+        "objects and their related items will be deleted:"
+    ),
+    gettext_noop("Pagination %(name)s entries"),
+    gettext_noop("Logout"),
     # The admin's user page (django.contrib.auth).
     gettext_noop(
         "Whether the user will be able to authenticate using a password or not. If disabled, "
         "they may still be able to authenticate using other backends, such as Single Sign-On "
         "or LDAP."
     ),
-    # django-tasks-db's model, in the admin.
+    # Django's tasks and django-tasks-db's model, in the admin.
+    pgettext_lazy("Task", "Ready"),
+    pgettext_lazy("Task", "Running"),
+    pgettext_lazy("Task", "Failed"),
+    pgettext_lazy("Task", "Successful"),
+    gettext_noop("status"),
+    gettext_noop("enqueued at"),
+    gettext_noop("started at"),
+    gettext_noop("finished at"),
+    gettext_noop("args kwargs"),
+    gettext_noop("priority"),
+    gettext_noop("task path"),
+    gettext_noop("worker id"),
+    gettext_noop("queue name"),
+    gettext_noop("backend name"),
+    gettext_noop("run after"),
+    gettext_noop("return value"),
+    gettext_noop("exception class path"),
+    gettext_noop("traceback"),
     gettext_noop("Task Result"),
     gettext_noop("Task Results"),
     gettext_noop("- Select an option -"),
@@ -228,4 +266,5 @@ def _plurals(n: int) -> tuple[str, ...]:
         ),
         ngettext("%(total_count)s selected", "All %(total_count)s selected", n),
         ngettext("%(counter)s result", "%(counter)s results", n),
+        ngettext("…and %(count)d more object.", "…and %(count)d more objects.", n),
     )

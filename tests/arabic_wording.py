@@ -103,6 +103,9 @@ class _Page(HTMLParser):
     """The visible text of a page, and the text of its controls."""
 
     SKIP = {"script", "style", "template", "title"}
+    # Text that is not the interface's Arabic: what an instructor typed in English (a field's
+    # value, a list's option), code, and whatever is marked English or left to right.
+    FOREIGN = {"textarea", "select", "code", "pre", "math", "kbd", "samp"}
     VOID = {
         "area",
         "base",
@@ -123,12 +126,19 @@ class _Page(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.stack: list[tuple[str, dict[str, str]]] = []
         self.text: list[str] = []
+        self.arabic: list[str] = []
         self.controls: list[str] = []
         self._control: list[str] | None = None
         self._control_depth = 0
 
     def _skipping(self) -> bool:
         return any(tag in self.SKIP for tag, _attrs in self.stack)
+
+    def _foreign(self) -> bool:
+        return any(
+            tag in self.FOREIGN or attrs.get("lang", "ar")[:2] != "ar" or attrs.get("dir") == "ltr"
+            for tag, attrs in self.stack
+        )
 
     def _is_control(self, tag: str, attrs: dict[str, str]) -> bool:
         if tag == "button":
@@ -168,8 +178,17 @@ class _Page(HTMLParser):
         if self._skipping():
             return
         self.text.append(data)
+        if not self._foreign():
+            self.arabic.append(data)
         if self._control is not None:
             self._control.append(data)
+
+
+def _parse(html: str) -> _Page:
+    page = _Page()
+    page.feed(html)
+    page.close()
+    return page
 
 
 def read(html: str) -> tuple[str, list[str]]:
@@ -178,6 +197,16 @@ def read(html: str) -> tuple[str, list[str]]:
     page.feed(html)
     page.close()
     return " ".join(" ".join(page.text).split()), [c for c in page.controls if c]
+
+
+# Four Latin words in a row in the interface's own Arabic text: a library's message left in
+# English (an instructor's English text, code and anything marked English are not read).
+ENGLISH_SENTENCE = re.compile(r"[A-Za-z’']{2,}(?:[ ,]+[A-Za-z’']{2,}){3,}")
+
+
+def english_left(html: str) -> list[str]:
+    text = " ".join(" ".join(_parse(html).arabic).split())
+    return [f"English left in Arabic: {m.group(0)!r}" for m in ENGLISH_SENTENCE.finditer(text)]
 
 
 def forbidden_in_text(text: str) -> list[str]:
@@ -203,9 +232,11 @@ _PERMISSION_PICKER = re.compile(
 
 
 def problems(html: str) -> list[str]:
-    """Every forbidden form and every imperative control of an HTML page."""
-    text, controls = read(_PERMISSION_PICKER.sub("", html))
-    return forbidden_in_text(text) + [
-        f"control {control!r} starts with an imperative"
-        for control in imperative_controls(controls)
+    """Every forbidden form, every imperative control and every English sentence of an HTML
+    page."""
+    html = _PERMISSION_PICKER.sub("", html)
+    text, controls = read(html)
+    imperatives = [
+        f"control {c!r} starts with an imperative" for c in imperative_controls(controls)
     ]
+    return forbidden_in_text(text) + imperatives + english_left(html)
