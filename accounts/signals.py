@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from urllib.parse import unquote
 
-from allauth.account.signals import password_reset
+from allauth.account.signals import password_reset, user_signed_up
 from allauth.mfa.models import Authenticator
 from allauth.mfa.signals import authenticator_added
 from axes.utils import reset as axes_reset
@@ -22,7 +22,7 @@ from django.core.exceptions import ValidationError
 from django.core.signals import request_finished
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from .middleware import SESSION_FACTOR_ADDED, SESSION_SIGNED_IN_AT, SESSION_TIME_ZONE
 from .models import Profile, time_zone_names
@@ -102,3 +102,14 @@ def factor_added_in_this_session(sender, request, user, authenticator, **kwargs)
     proven = authenticator.type in {Authenticator.Type.TOTP, Authenticator.Type.WEBAUTHN}
     if proven and request is not None and hasattr(request, "session"):
         request.session[SESSION_FACTOR_ADDED] = user.pk
+
+
+@receiver(user_signed_up)
+def language_at_sign_up(sender, request, user, **kwargs) -> None:
+    """The language of the sign-up page becomes the learner's: signed up on /ar/, their
+    reminders, verification and reset mails are Arabic, wherever a later request comes from."""
+    language = translation.get_language()
+    profile = Profile.for_user(user)
+    if not profile.language and language in dict(settings.LANGUAGES):
+        profile.language = language
+        profile.save(update_fields=["language"])

@@ -94,8 +94,8 @@ INSTALLED_APPS = [
     "nested_admin",
     "django_htmx",
     # The queue of background tasks (TASKS, below) in the database, and its `db_worker`.
-    "django_tasks_db",
-    "axes",
+    "config.library_apps.TasksConfig",
+    "config.library_apps.AxesConfig",
     # Sign-up, sign-in, reset, email addresses (django-allauth), and two-factor sign-in.
     "allauth",
     "allauth.account",

@@ -165,7 +165,7 @@ def test_the_mail_is_in_the_learners_preferred_language(client, mailoutbox):
     Profile.objects.filter(user=user).update(language="ar")
     _ask(client, "huda@example.org")
     message = mailoutbox[0]
-    assert message.subject == "أعد تعيين كلمة المرور في «دليل»"
+    assert message.subject == "إعادة تعيين كلمة المرور في «دليل»"
 
 
 def test_the_reset_form_needs_a_csrf_token(csrf_client, mailoutbox):
@@ -184,7 +184,7 @@ def test_junk_addresses_get_a_clear_error(client, email, mailoutbox):
 
 def test_reset_pages_exist_in_arabic(client):
     page = client.get("/ar/accounts/password/reset/").content.decode()
-    assert "أعد تعيين كلمة المرور" in page and 'dir="rtl"' in page
+    assert "إعادة تعيين كلمة المرور" in page and 'dir="rtl"' in page
 
 
 def test_a_learner_locked_out_by_a_forgotten_password_signs_in_after_the_reset(

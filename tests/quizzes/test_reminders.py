@@ -76,7 +76,7 @@ def test_at_the_learners_hour_a_reminder_says_how_many_are_due_with_links(learne
 
     [message] = mail.outbox
     assert message.to == ["amina@example.com"]
-    assert message.subject == "2 questions are due for review"
+    assert message.subject == "2 questions are due for review in Daleel"
     assert f"{ORIGIN}/en/review/" in message.body
     unsubscribe = re.search(rf"{ORIGIN}/en/review/reminders/stop/[^/\s]+/", message.body).group(0)
     assert message.extra_headers["List-Unsubscribe"] == f"<{unsubscribe}>"
@@ -98,7 +98,7 @@ def test_before_the_hour_nothing_is_sent_and_never_a_second_mail_the_same_day(
     run_pass(MORNING_IN_RIYADH + timedelta(hours=1))
     run_pass(MORNING_IN_RIYADH + timedelta(hours=18))  # 23:00 in Riyadh, the same day
     assert len(mail.outbox) == 1
-    assert mail.outbox[0].subject == "1 question is due for review"
+    assert mail.outbox[0].subject == "1 question is due for review in Daleel"
 
     run_pass(MORNING_IN_RIYADH + timedelta(days=1))  # the next morning
     assert len(mail.outbox) == 2
