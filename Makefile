@@ -1,11 +1,12 @@
-# Daleel: `make run` serves the site with the seed quizzes, `make test` runs every test.
+# Daleel: `make run` serves the site with the seed quizzes, `make test` runs every test,
+# `make test-fast` the change loop's (no browser, no servers of their own).
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 # pyenv reads .python-version (3.12); elsewhere set PYTHON=python3.12.
 PYTHON ?= python3
 
-.PHONY: install system-packages run test test-e2e lint format messages compile-messages migrations-check bench code-css
+.PHONY: install system-packages run test test-fast test-servers test-e2e test-deep lint format messages compile-messages migrations-check bench code-css
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,13 +28,39 @@ run: install
 system-packages:
 	bash .ci/system-packages
 
+# The suite in three runs: the tests that run in parallel (pytest-xdist, a database per worker,
+# WORKERS of them: one per core), then those that start servers of their own on loopback
+# (tests/outages, the scale-out check: one at a time), then the browser tests (Chromium, one
+# live server). PYTEST_ARGS goes to each (CI: --durations=25); HYPOTHESIS_PROFILE=deep
+# (`make test-deep`) fuzzes with many more examples than the default `ci` profile.
+PYTEST := $(PY) -m pytest
+PYTEST_ARGS ?=
+WORKERS ?= auto
+PARALLEL := -m "not e2e and not servers" -n $(WORKERS)
+
 test: install system-packages
-	$(PY) -m pytest
+	$(PYTEST) $(PARALLEL) $(PYTEST_ARGS)
+	$(PYTEST) -m servers $(PYTEST_ARGS)
+	$(PYTEST) -m e2e $(PYTEST_ARGS)
+
+# The change loop: everything but the browser and the servers, in parallel (about 4 minutes
+# on two cores; README, "Running the tests").
+test-fast: install
+	$(PYTEST) $(PARALLEL) $(PYTEST_ARGS)
+
+# Only the tests that start their own PostgreSQL, Redis and gunicorn (as root, see
+# tests/conftest.py's real_servers).
+test-servers: install system-packages
+	$(PYTEST) -m servers $(PYTEST_ARGS)
 
 # Only the browser tests (Debian's chromium, see tests/e2e/conftest.py); screenshots land in
 # test-artifacts/screenshots/.
 test-e2e: install system-packages
-	$(PY) -m pytest -m e2e
+	$(PYTEST) -m e2e $(PYTEST_ARGS)
+
+# `make test` with hypothesis's `deep` profile: each fuzz test's full number of examples.
+test-deep:
+	HYPOTHESIS_PROFILE=deep $(MAKE) test
 
 lint: install
 	$(VENV)/bin/ruff check .

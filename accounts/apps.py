@@ -7,4 +7,4 @@ class AccountsConfig(AppConfig):
     verbose_name = _("Accounts")
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401 - connects the receivers
+        from . import signals, signin  # noqa: F401 - connects the receivers

@@ -66,14 +66,41 @@ def _count(key: str, window_seconds: int, amount: int) -> int:
 def hit(*, group: str, key: str, rate: str, now: float | None = None) -> int | None:
     """Count one request of `group` from `key`; the seconds to wait if it is past `rate`,
     None if it may go on. Every call counts, allowed or not."""
-    parsed = Rate.parse(rate)
+    parsed, now, window, counter = _window_key(group, key, rate, now)
     if parsed.amount <= 0:
         return None
+    count = _count(counter, parsed.seconds, parsed.amount)
+    if count <= parsed.amount:
+        return None
+    return max(1, math.ceil((window + 1) * parsed.seconds - now))
+
+
+def _counted(key: str, amount: int) -> int:
+    """How many `_count` counted under `key` so far (the larger of the shared cache's count and
+    this process's, which holds the counts made while the shared cache was unreachable)."""
+    counts = []
+    for store in (cache, caches["local"]):
+        if isinstance(store, DatabaseCache):
+            places = store.get_many([f"{key}:{place}" for place in range(amount + 1)])
+            counts.append(len(places))
+        else:
+            counts.append(int(store.get(key) or 0))
+    return max(counts)
+
+
+def _window_key(group: str, key: str, rate: str, now: float | None) -> tuple[Rate, float, int, str]:
+    parsed = Rate.parse(rate)
     now = time.time() if now is None else now
     window = int(now // parsed.seconds)
     digest = hashlib.sha256(key.encode()).hexdigest()[:32]
-    count = _count(f"limit:{group}:{window}:{digest}", parsed.seconds, parsed.amount)
-    if count <= parsed.amount:
+    return parsed, now, window, f"limit:{group}:{window}:{digest}"
+
+
+def reached(*, group: str, key: str, rate: str, now: float | None = None) -> int | None:
+    """Without counting: the seconds to wait if `rate` of `group` from `key` is used up in this
+    window (failures counted by `hit`, say), None if another may go on."""
+    parsed, now, window, counter = _window_key(group, key, rate, now)
+    if parsed.amount <= 0 or _counted(counter, parsed.amount) < parsed.amount:
         return None
     return max(1, math.ceil((window + 1) * parsed.seconds - now))
 

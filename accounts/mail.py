@@ -91,7 +91,7 @@ def deliver_template(
 def send_template_later(**mail) -> None:
     """Queue a mail for `deliver_template`; as `send_later`, a queue that cannot take it loses
     this mail, logged, and fails nothing else."""
-    _enqueue(deliver_template, **mail)
+    enqueue_or_log(deliver_template, **mail)
 
 
 def send_later(
@@ -104,10 +104,11 @@ def send_later(
 ) -> None:
     """Queue a mail for the worker. A queue that cannot take it (its database is down) loses
     this mail, logged, and fails nothing else: the page that sent it still answers."""
-    _enqueue(deliver, subject=subject, body=body, to=to, html=html, headers=headers)
+    enqueue_or_log(deliver, subject=subject, body=body, to=to, html=html, headers=headers)
 
 
-def _enqueue(task, **mail) -> None:
+def enqueue_or_log(task, **mail) -> None:
+    """Queue `task`; a queue that cannot take it loses it, logged, and fails nothing else."""
     try:
         task.enqueue(**mail)
     except Exception:  # any backend's error: the mail is lost, the request is not

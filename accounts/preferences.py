@@ -3,6 +3,8 @@ page (kept apart from the account's sign-in and email forms)."""
 
 from __future__ import annotations
 
+from datetime import time
+
 from allauth.account.models import EmailAddress
 from django import forms
 from django.conf import settings
@@ -10,21 +12,27 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
+from . import zones
 from .middleware import SESSION_TIME_ZONE
-from .models import Profile, time_zone_names
+from .models import Profile
 
 
-def _zone_choices() -> list[tuple[str, str]]:
-    site = _("The site's time zone (%(zone)s)") % {"zone": settings.TIME_ZONE}
-    return [("", site), *((name, name) for name in sorted(time_zone_names()))]
+def _zone_choices(current: str) -> list:
+    """Today's zones by region and city in the page's language (accounts.zones), the site's
+    first."""
+    site = _("The site's time zone (%(zone)s)") % {"zone": zones.place(settings.TIME_ZONE)}
+    return [("", site), *zones.choices(current)]
 
 
 def _hour_choices() -> list[tuple[str, str]]:
-    return [("", _("No reminders")), *((str(hour), f"{hour:02d}:00") for hour in range(24))]
+    """The hours as every other time on the site is written: 12-hour, «8:00 ص», "8 a.m."."""
+    hours = ((str(hour), date_format(time(hour), "TIME_FORMAT")) for hour in range(24))
+    return [("", _("No reminders")), *hours]
 
 
 def verified_address(user) -> bool:
@@ -57,7 +65,7 @@ class PreferencesForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["time_zone"].choices = _zone_choices()
+        self.fields["time_zone"].choices = _zone_choices(self.instance.time_zone)
         self.fields["reminder_hour"].choices = _hour_choices()
 
     def clean_reminder_hour(self) -> int | None:

@@ -27,6 +27,7 @@ from django.utils.module_loading import import_string
 from quizzes.privacy import attempts_export, iso, reports_export, review_cards_export
 
 from .models import Profile
+from .signin import username_key
 
 FORMAT = "daleel-account-export"
 VERSION = 1
@@ -121,10 +122,12 @@ def account_delete(*, user: User) -> None:
     """Erase `user` with everything of theirs, and end all their sessions, everywhere."""
     store = import_string(f"{settings.SESSION_ENGINE}.SessionStore")
     username = user.get_username()
+    # axes keeps the case-folded name (accounts.signin.username_key); older rows kept it as typed.
+    axes_names = {username, username_key(None, {"username": username})}
     keys = _session_keys(user)
     with transaction.atomic():
         for model in (AccessAttempt, AccessFailureLog, AccessLog):
-            model.objects.filter(username=username).delete()
+            model.objects.filter(username__in=axes_names).delete()
         user.delete()
     for key in keys:
         # Through the session engine, so that the cache's copy goes with the table's row.

@@ -9,9 +9,12 @@ name's skeletons is made, or kept up to date on a rename, right after the save.
 
 from __future__ import annotations
 
+import time
 from urllib.parse import unquote
 
-from allauth.account.signals import password_reset
+from allauth.account.signals import password_reset, user_signed_up
+from allauth.mfa.models import Authenticator
+from allauth.mfa.signals import authenticator_added
 from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
@@ -19,10 +22,11 @@ from django.core.exceptions import ValidationError
 from django.core.signals import request_finished
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
-from django.utils import timezone
+from django.utils import timezone, translation
 
-from .middleware import SESSION_TIME_ZONE
+from .middleware import SESSION_FACTOR_ADDED, SESSION_SIGNED_IN_AT, SESSION_TIME_ZONE
 from .models import Profile, time_zone_names
+from .signin import username_key
 
 
 def _names_change(raw: bool, update_fields) -> bool:
@@ -73,6 +77,8 @@ def time_zone_at_sign_in(sender, request, user, **kwargs) -> None:
             profile.save(update_fields=["time_zone"])
     if hasattr(request, "session"):
         request.session[SESSION_TIME_ZONE] = profile.time_zone
+        # For enrolling a second factor without a password to ask again (accounts.middleware).
+        request.session[SESSION_SIGNED_IN_AT] = time.time()
 
 
 @receiver(request_finished)
@@ -86,4 +92,24 @@ def lift_lockouts_on_reset(sender, request, user, **kwargs) -> None:
     """A new password set through the mail also lifts the account's sign-in lockouts: whoever
     reads the learner's mail could take the account anyway, and the learner locked out by their
     own forgotten password gets in at once."""
-    axes_reset(username=user.get_username())
+    axes_reset(username=username_key(None, {"username": user.get_username()}))
+
+
+@receiver(authenticator_added)
+def factor_added_in_this_session(sender, request, user, authenticator, **kwargs) -> None:
+    """A second factor set up in this session (its code or passkey proven, after a recent
+    sign-in) counts as passed here: staff go on to the admin without entering it again."""
+    proven = authenticator.type in {Authenticator.Type.TOTP, Authenticator.Type.WEBAUTHN}
+    if proven and request is not None and hasattr(request, "session"):
+        request.session[SESSION_FACTOR_ADDED] = user.pk
+
+
+@receiver(user_signed_up)
+def language_at_sign_up(sender, request, user, **kwargs) -> None:
+    """The language of the sign-up page becomes the learner's: signed up on /ar/, their
+    reminders, verification and reset mails are Arabic, wherever a later request comes from."""
+    language = translation.get_language()
+    profile = Profile.for_user(user)
+    if not profile.language and language in dict(settings.LANGUAGES):
+        profile.language = language
+        profile.save(update_fields=["language"])

@@ -6,14 +6,14 @@ from allauth.account import views as allauth_views
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import preferences, views
+from . import preferences, second_factor, signin, views
 
 app_name = "accounts"
 
 urlpatterns = [
     path("profile/preferences/", preferences.preferences, name="preferences"),
     path("signup/", views.signup, name="signup"),
-    path("login/", allauth_views.login, name="login"),
+    path("login/", signin.login, name="login"),
     path("logout/", allauth_views.logout, name="logout"),
     path("email/", views.email, name="email"),
     path("password/change/", views.password_change, name="password_change"),
@@ -26,6 +26,9 @@ urlpatterns = [
         RedirectView.as_view(pattern_name="account_reset_password_from_key_done"),
     ),
     path("password/reset/", views.password_reset, name="password_reset"),
+    # allauth's second step and "enter a code again", with their wrong codes limited.
+    path("2fa/authenticate/", second_factor.authenticate, name="second_factor"),
+    path("2fa/reauthenticate/", second_factor.reauthenticate, name="second_factor_again"),
     path("profile/", views.profile, name="profile"),
     path("profile/data.json", views.download_data, name="download_data"),
     path("delete/", views.delete_account, name="delete"),

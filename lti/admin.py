@@ -19,7 +19,14 @@ class DeploymentInline(admin.TabularInline):
 
 @admin.register(Registration)
 class RegistrationAdmin(admin.ModelAdmin):
-    list_display = ["name", "issuer", "client_id", "is_active", "grants_instructor"]
+    list_display = [
+        "name",
+        "issuer",
+        "client_id",
+        "is_active",
+        "grants_instructor",
+        "instructor_grades",
+    ]
     list_filter = ["is_active", "grants_instructor"]
     search_fields = ["name", "issuer", "client_id"]
     inlines = [DeploymentInline]

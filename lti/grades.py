@@ -10,6 +10,7 @@ from decimal import Decimal
 import requests
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Q
 from django.tasks import task
 from django.utils import timezone
 from pylti1p3.assignments_grades import AssignmentsGradesService
@@ -25,6 +26,12 @@ from .tool import HTTP_TIMEOUT, py_registration
 logger = logging.getLogger(__name__)
 
 MAX_TRIES = 6
+
+
+class ForeignLineItem(Exception):
+    """A line item at no origin of its platform's: never sent a score (nor the token)."""
+
+
 FIRST_RETRY = timedelta(seconds=30)
 
 
@@ -37,9 +44,15 @@ def attempt_finished_receiver(sender, attempt: Attempt, **kwargs) -> None:
 
 def score_post_create(attempt_id: int, user_id: int, quiz_id: int) -> ScorePost | None:
     link = (
-        GradeLink.objects.filter(user_id=user_id, quiz_id=quiz_id).order_by("-updated_at").first()
+        GradeLink.objects.select_related("registration")
+        .filter(user_id=user_id, quiz_id=quiz_id)
+        .order_by("-updated_at")
+        .first()
     )
     if link is None:
+        return None
+    if link.for_instructor and not link.registration.instructor_grades:
+        # Many platforms refuse grades for instructors: theirs go only where asked.
         return None
     post, created = ScorePost.objects.get_or_create(attempt_id=attempt_id, defaults={"link": link})
     if created:
@@ -93,39 +106,55 @@ class CachedTokenConnector(ServiceConnector):
         cache.delete(self._key(scopes))
 
 
-def _counted(post: ScorePost) -> Attempt | None:
-    """The attempt whose score the platform gets now, by the quiz's setting; None: keep the
-    one sent before (first attempt counts and this is a later one)."""
+def _ratio(attempt: Attempt) -> Decimal:
+    return attempt.score / attempt.total if attempt.total else Decimal(0)
+
+
+def _grade_changes(post: ScorePost) -> bool:
+    """Whether this attempt changes the grade the platform should hold, by the quiz's
+    setting: the first attempt (only it is sent), the best (an attempt better than every one
+    before it), the last (an attempt whose score differs from the last one sent). A post
+    always carries its own attempt's score and finish time, so each is newer than the last."""
     attempt = post.attempt
     grading = QuizGrading.objects.filter(quiz_id=attempt.quiz_id).first()
     counts = grading.counts if grading else QuizGrading.Counts.BEST
-    if counts == QuizGrading.Counts.LAST:
-        return attempt
-    linked = list(
-        Attempt.objects.filter(lti_score_post__link=post.link, finished_at__isnull=False).order_by(
-            "started_at", "pk"
-        )
+    finished = attempt.finished_at
+    earlier = (
+        Attempt.objects.filter(lti_score_post__link=post.link, finished_at__isnull=False)
+        .exclude(pk=attempt.pk)
+        .filter(Q(finished_at__lt=finished) | Q(finished_at=finished, pk__lt=attempt.pk))
     )
     if counts == QuizGrading.Counts.FIRST:
-        return attempt if linked and linked[0].pk == attempt.pk else None
+        return not earlier.exists()
+    if counts == QuizGrading.Counts.BEST:
+        return all(_ratio(attempt) > _ratio(other) for other in earlier)
+    last_sent = (
+        ScorePost.objects.filter(link=post.link, status=ScorePost.Status.SENT)
+        .exclude(pk=post.pk)
+        .order_by("-attempt__finished_at", "-attempt_id")
+        .first()
+    )
+    return last_sent is None or (last_sent.score_given, last_sent.score_maximum) != (
+        attempt.score,
+        max(attempt.total, 1),
+    )
 
-    def ratio(a: Attempt) -> Decimal:
-        return a.score / a.total if a.total else Decimal(0)
 
-    best = max(linked or [attempt], key=ratio)
-    return best if ratio(best) > ratio(attempt) else attempt
-
-
-def _send(post: ScorePost, counted: Attempt) -> None:
+def _send(post: ScorePost) -> None:
     link = post.link
     registration = link.registration
+    attempt = post.attempt
+    if not registration.serves(link.lineitem_url):
+        # Launches with such a line item are refused (lti.services.foreign_addresses): one
+        # kept from before, or a registration changed since, is never sent the token.
+        raise ForeignLineItem("The line item is not at the platform's registered origins.")
     connector = CachedTokenConnector(registration.pk, py_registration(registration))
     ags = AssignmentsGradesService(connector, {"scope": link.scopes, "lineitem": link.lineitem_url})
-    finished = counted.finished_at or timezone.now()
+    finished = attempt.finished_at or timezone.now()
     grade = (
         Grade()
-        .set_score_given(float(counted.score))
-        .set_score_maximum(max(counted.total, 1))
+        .set_score_given(float(attempt.score))
+        .set_score_maximum(max(attempt.total, 1))
         .set_activity_progress("Completed")
         .set_grading_progress("FullyGraded")
         .set_timestamp(finished.isoformat(timespec="milliseconds"))
@@ -138,8 +167,8 @@ def _send(post: ScorePost, counted: Attempt) -> None:
             # A token the platform no longer takes: the next try asks for a new one.
             connector.forget_token(link.scopes)
         raise
-    post.score_given = counted.score
-    post.score_maximum = max(counted.total, 1)
+    post.score_given = attempt.score
+    post.score_maximum = max(attempt.total, 1)
 
 
 def backoff(tries: int) -> timedelta:
@@ -182,13 +211,17 @@ def post_score(score_post_id: int) -> str:
     if post is None:
         found = ScorePost.objects.filter(pk=score_post_id).values_list("status", flat=True)
         return found.first() or "missing"
-    counted = _counted(post)
-    if counted is None:
+    if not _grade_changes(post):
         post.status = ScorePost.Status.SKIPPED
         post.next_try_at = None
     else:
         try:
-            _send(post, counted)
+            _send(post)
+        except ForeignLineItem as error:
+            logger.warning("Score for attempt %s not sent: %s", post.attempt_id, error)
+            post.last_error = str(error)
+            post.status = ScorePost.Status.GAVE_UP
+            post.next_try_at = None
         except (LtiException, LtiServiceException, requests.RequestException) as error:
             logger.warning("Score for attempt %s not sent: %s", post.attempt_id, error)
             post.last_error = str(error)[:2000] or error.__class__.__name__

@@ -1,15 +1,25 @@
-"""Inside a platform's frame: for a browser session launched from a registered platform, that
-platform (and only it) may frame Daleel, and our cookies are sent in its third-party context.
-Everywhere else nothing changes: frame-ancestors 'none' and X-Frame-Options DENY.
+"""Inside a platform's frame: for a browser session that a completed launch from a registered
+platform created, that platform (and only it) may frame Daleel, and the session's cookies are
+sent in its third-party context. A login or launch page of a registered platform (lti.login,
+the refusals) may be framed by it too, for that response only. Everywhere else nothing
+changes: frame-ancestors 'none' and X-Frame-Options DENY, cookies SameSite=Lax.
+
+The login's own cookies (pylti1p3's state, lti.login's test cookie: named `lti1p3-…`) are
+always third-party.
+
+Every third-party cookie is also `Partitioned` (CHIPS): a cookie of its own per top-level site,
+which browsers that block third-party cookies (Chromium here) still keep and send in the
+platform's frame. Python 3.12's http.cookies cannot write the attribute (3.14 can); every
+Set-Cookie header is written by `Morsel.OutputString` (documented; Django's WSGI and ASGI
+handlers call it through `Morsel.output`), which `PartitionedMorsel` extends.
 
 Placed between the CSP and X-Frame-Options middlewares (above it, which read what it sets on
 the way out) and the session and CSRF middlewares (below it, whose cookies it adjusts)."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
-from http.cookies import CookieError
+from http.cookies import Morsel
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -20,33 +30,55 @@ from django.views.decorators.csp import csp_override
 from config.outages import DATABASE_UNREACHABLE
 
 ORIGINS = "lti_origins"  # lti.views.ORIGINS
+FRAME_ORIGINS = "lti_frame_origins"  # lti.views.FRAME_ORIGINS
+LOGIN_COOKIE_PREFIX = "lti1p3-"
 
 
-def _third_party(morsel) -> None:
-    morsel["samesite"] = "None"
-    morsel["secure"] = True
-    # CHIPS: a cookie of its own per top-level site, which browsers that block third-party
-    # cookies still send. http.cookies knows the attribute from Python 3.14 on.
-    with contextlib.suppress(CookieError):
-        morsel["partitioned"] = True
+class PartitionedMorsel(Morsel):
+    """A cookie written with the `Partitioned` attribute."""
+
+    def OutputString(self, attrs=None) -> str:  # noqa: N802 — http.cookies' name
+        return super().OutputString(attrs) + "; Partitioned"
+
+
+def third_party(morsel: Morsel) -> PartitionedMorsel:
+    """`morsel` as a cookie sent in another site's frame: SameSite=None, Secure, Partitioned."""
+    partitioned = PartitionedMorsel()
+    partitioned.set(morsel.key, morsel.value, morsel.coded_value)
+    partitioned.update(morsel)
+    partitioned["samesite"] = "None"
+    partitioned["secure"] = True
+    return partitioned
+
+
+def _launched_origins(request: HttpRequest) -> list[str] | None:
+    """The origins kept in a session that a launch created, if this request has one."""
+    session = getattr(request, "session", None)
+    # Only a session that exists (its cookie came) or was just written: a request without
+    # one reads nothing more than it did.
+    view = getattr(request.resolver_match, "func", None)
+    has_session = (
+        session is not None
+        and not getattr(view, "without_session", False)
+        and (settings.SESSION_COOKIE_NAME in request.COOKIES or session.modified)
+    )
+    try:
+        return session.get(ORIGINS) if has_session else None  # type: ignore[union-attr]
+    except DATABASE_UNREACHABLE:  # PostgreSQL down: the response (a 503 or /healthz) as is
+        return None
 
 
 def lti_embedding(get_response: Callable[[HttpRequest], HttpResponse]):
     def middleware(request: HttpRequest) -> HttpResponse:
         response = get_response(request)
-        session = getattr(request, "session", None)
-        # Only a session that exists (its cookie came) or was just written: a request without
-        # one reads nothing more than it did.
-        view = getattr(request.resolver_match, "func", None)
-        has_session = (
-            session is not None
-            and not getattr(view, "without_session", False)
-            and (settings.SESSION_COOKIE_NAME in request.COOKIES or session.modified)
-        )
-        try:
-            origins = session.get(ORIGINS) if has_session else None
-        except DATABASE_UNREACHABLE:  # PostgreSQL down: the response (a 503 or /healthz) as is
-            origins = None
+        for name, morsel in list(response.cookies.items()):
+            if name.startswith(LOGIN_COOKIE_PREFIX):
+                response.cookies[name] = third_party(morsel)
+        origins = getattr(request, FRAME_ORIGINS, None)
+        launched = False
+        if not origins:
+            origins = _launched_origins(request)
+            launched = bool(origins)
         if not origins:
             return response
         policy = {**settings.SECURE_CSP, "frame-ancestors": list(origins)}
@@ -59,10 +91,11 @@ def lti_embedding(get_response: Callable[[HttpRequest], HttpResponse]):
 
         # Django's documented per-view overrides, applied to this response.
         response = csp_override(policy)(xframe_options_exempt(same))(request)
-        names = {settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME}
-        for name, morsel in response.cookies.items():
-            if name in names or name.startswith("lti1p3-"):
-                _third_party(morsel)
+        if launched:
+            names = {settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME}
+            for name, morsel in list(response.cookies.items()):
+                if name in names:
+                    response.cookies[name] = third_party(morsel)
         return response
 
     return middleware

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from urllib.parse import urlsplit
 
@@ -40,6 +41,14 @@ class Registration(models.Model):
             "pages are when that is neither its issuer's nor its authorization URL's host."
         ),
     )
+    instructor_grades = models.BooleanField(
+        _("send instructors' scores too"),
+        default=False,
+        help_text=_(
+            "Off: only learners' attempts send a score to the platform's grade book (many "
+            "platforms refuse grades for instructors)."
+        ),
+    )
     created_at = models.DateTimeField(_("created"), default=timezone.now, editable=False)
 
     class Meta:
@@ -60,6 +69,17 @@ class Registration(models.Model):
         issuer's (an LMS often serves both from its own address) and any the administrator
         added."""
         return origins_of([self.auth_url, self.issuer, *self.frame_origins.split()])
+
+    @property
+    def service_origins(self) -> list[str]:
+        """Where the platform's own addresses may be (line items, return URLs): the origins
+        that may frame Daleel, and its token URL's."""
+        return origins_of([*self.origins, self.token_url])
+
+    def serves(self, url: object) -> bool:
+        """Whether `url` is at one of the platform's registered origins."""
+        found = origins_of([url])
+        return bool(found) and found[0] in self.service_origins
 
 
 def origins_of(urls) -> list[str]:
@@ -138,11 +158,17 @@ class ToolKey(models.Model):
         return JWK(**self.public_jwk).export_to_pem().decode()
 
 
+def sub_digest(sub: str) -> str:
+    """A platform's `sub` is any string up to whatever length it likes: its SHA-256 is the key."""
+    return hashlib.sha256(sub.encode()).hexdigest()
+
+
 class LtiIdentity(models.Model):
-    """A Daleel user as a platform knows them: (issuer, sub)."""
+    """A Daleel user as a platform knows them: (issuer, sub), keyed by the sub's digest."""
 
     issuer = models.CharField(_("issuer"), max_length=255)
-    sub = models.CharField(_("subject"), max_length=255)
+    sub = models.TextField(_("subject"))
+    sub_digest = models.CharField(_("subject's SHA-256"), max_length=64, editable=False)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
@@ -155,11 +181,30 @@ class LtiIdentity(models.Model):
         verbose_name = _("LTI identity")
         verbose_name_plural = _("LTI identities")
         constraints = [
-            models.UniqueConstraint(fields=["issuer", "sub"], name="lti_one_user_per_sub")
+            models.UniqueConstraint(
+                fields=["issuer", "sub_digest"], name="lti_one_user_per_sub_digest"
+            )
         ]
 
     def __str__(self) -> str:
-        return f"{self.issuer} {self.sub}"
+        return f"{self.issuer} {self.sub[:100]}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.sub_digest = sub_digest(self.sub)
+        super().save(*args, **kwargs)
+
+
+class PendingLogin(models.Model):
+    """An OIDC login on its way to the platform and back: its state and nonce (never in a
+    browser's session), until its launch uses it or it expires."""
+
+    state = models.CharField(max_length=100, unique=True)
+    nonce = models.CharField(max_length=100, unique=True)
+    registration = models.ForeignKey(Registration, on_delete=models.CASCADE)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.state
 
 
 class UsedLaunchValue(models.Model):
@@ -186,7 +231,8 @@ class GradeLink(models.Model):
         Registration, on_delete=models.CASCADE, verbose_name=_("registration")
     )
     deployment_id = models.CharField(_("deployment ID"), max_length=255)
-    sub = models.CharField(_("subject"), max_length=255)
+    sub = models.TextField(_("subject"))
+    for_instructor = models.BooleanField(_("launched as an instructor"), default=False)
     lineitem_url = models.URLField(_("line item"), max_length=1000)
     scopes = models.JSONField(_("scopes"), default=list)
     updated_at = models.DateTimeField(_("last launched"), default=timezone.now)

@@ -3,6 +3,7 @@ opens, where its grade goes."""
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import unicodedata
@@ -19,13 +20,17 @@ from django.utils import timezone
 from accounts.models import Profile
 from quizzes.models import Quiz
 
-from .models import GradeLink, LtiIdentity, Registration
+from .models import GradeLink, LtiIdentity, Registration, sub_digest
+
+logger = logging.getLogger(__name__)
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+DL_SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 INSTRUCTORS = "Instructors"
 USERNAME_MAX = 150
+URL_MAX = GradeLink._meta.get_field("lineitem_url").max_length or 1000
 
 
 def _username_base(body: dict[str, Any]) -> str:
@@ -85,9 +90,10 @@ def user_for_launch(*, registration: Registration, body: dict[str, Any]):
     sub = str(body.get("sub") or "")
     if not sub:
         return None
+    # Any length: the identity is keyed by the sub's digest and keeps the sub itself.
     identity = (
         LtiIdentity.objects.select_related("user")
-        .filter(issuer=registration.issuer, sub=sub)
+        .filter(issuer=registration.issuer, sub_digest=sub_digest(sub))
         .first()
     )
     if identity is not None:
@@ -99,7 +105,9 @@ def user_for_launch(*, registration: Registration, body: dict[str, Any]):
                 LtiIdentity.objects.create(issuer=registration.issuer, sub=sub, user=user)
         except IntegrityError:  # the same learner's second tab won
             user.delete()
-            return LtiIdentity.objects.get(issuer=registration.issuer, sub=sub).user
+            return LtiIdentity.objects.get(
+                issuer=registration.issuer, sub_digest=sub_digest(sub)
+            ).user
     return user
 
 
@@ -143,10 +151,38 @@ def language_for_launch(body: dict[str, Any]) -> str | None:
     return None
 
 
+def _claim_dict(body: dict[str, Any], name: str) -> dict[str, Any]:
+    value = body.get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def foreign_addresses(*, registration: Registration, body: dict[str, Any]) -> str | None:
+    """Why the launch is refused when it names an address of the platform's (the line items
+    scores go to, where the learner or the picked quizzes return) that is not at the
+    registration's origins; None when every one is. The platform's bearer token and the
+    learner follow these addresses, so they must be the platform's."""
+    ags = _claim_dict(body, AGS_CLAIM)
+    named = {
+        "line item": ags.get("lineitem"),
+        "line items": ags.get("lineitems"),
+        "return": _claim_dict(body, CLAIM + "launch_presentation").get("return_url"),
+        "deep-linking return": _claim_dict(body, DL_SETTINGS_CLAIM).get("deep_link_return_url"),
+    }
+    for what, url in named.items():
+        if url is not None and len(str(url)) > URL_MAX:
+            return f"The launch's {what} address is longer than Daleel keeps."
+        if url is not None and not registration.serves(url):
+            # The address itself goes to the log, not the reason (whose words are matched).
+            logger.info("LTI launch names a foreign %s address: %.300s", what, url)
+            return f"The launch's {what} address is not at the platform's registered origins."
+    return None
+
+
 def grade_link_record(
-    *, user, quiz: Quiz, registration: Registration, body: dict[str, Any]
+    *, user, quiz: Quiz, registration: Registration, body: dict[str, Any], is_instructor: bool
 ) -> GradeLink | None:
-    """Remember the line item of this launch, where the learner's score goes."""
+    """Remember the line item of this launch, where the learner's score goes (an
+    instructor's only where the registration asks: lti.grades)."""
     ags = body.get(AGS_CLAIM) or {}
     lineitem = ags.get("lineitem") if isinstance(ags, dict) else None
     scopes = ags.get("scope") or [] if isinstance(ags, dict) else []
@@ -160,6 +196,7 @@ def grade_link_record(
             "registration": registration,
             "deployment_id": str(body.get(CLAIM + "deployment_id") or ""),
             "sub": str(body["sub"]),
+            "for_instructor": is_instructor,
             "scopes": scopes,
             "updated_at": timezone.now(),
         },

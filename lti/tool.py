@@ -1,12 +1,14 @@
 """pylti1p3 wired to Daleel's models: the tool configuration, the launch with its checks, the
 tool's signing key. Every JWT is read and signed by pylti1p3 (PyJWT, jwcrypto); what is ours
-is single use of state and nonce, the cached platform keys, and the claims we compare."""
+is where state and nonce live (a PendingLogin row, never a browser session) and their single
+use, the cached platform keys, and the claims we compare."""
 
 from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import requests
 from django.core.cache import cache
@@ -14,15 +16,22 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
+from pylti1p3.contrib.django.request import DjangoRequest
 from pylti1p3.deployment import Deployment as PyDeployment
 from pylti1p3.exception import LtiException, OIDCException
+from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.registration import Registration as PyRegistration
 from pylti1p3.tool_config.abstract import ToolConfAbstract
 
-from .models import Deployment, Registration, ToolKey, UsedLaunchValue
+from .models import Deployment, PendingLogin, Registration, ToolKey, UsedLaunchValue
 
 JWKS_CACHE_SECONDS = 60 * 60
+# A token naming a key the cached set lacks fetches the platform's keys again at most this
+# often per platform: a forged launch with a made-up `kid` costs no fetch within the minute.
+JWKS_REFETCH_SECONDS = 60
 HTTP_TIMEOUT = 10
+LOGIN_SECONDS = 5 * 60
+NONCE_KEY = "lti1p3-nonce-"
 
 
 def signing_key() -> ToolKey:
@@ -102,6 +111,44 @@ class ToolConf(ToolConfAbstract):
         return PyDeployment().set_deployment_id(deployment_id) if exists else None
 
 
+class PendingLoginStorage(LaunchDataStorage[Any]):
+    """pylti1p3's launch data storage (its extension point for where a login's data lives)
+    over PendingLogin rows, instead of the browser's session: the login's nonce is noted here
+    and written with its state (`oidc_login`); a launch finds it by its nonce. pylti1p3's copy
+    of the launch data is not kept: the launch is handled in its own request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nonce: str | None = None
+
+    def get_session_cookie_name(self) -> None:
+        return None  # no cookie of pylti1p3's own: rows are keyed by state and nonce
+
+    def can_set_keys_expiration(self) -> bool:
+        return True
+
+    def set_value(self, key: str, value: Any, exp: int | None = None) -> None:
+        if key.startswith(NONCE_KEY):
+            self.nonce = key.removeprefix(NONCE_KEY)
+
+    def get_value(self, key: str) -> Any:
+        return None
+
+    def check_value(self, key: str) -> bool:
+        if not key.startswith(NONCE_KEY):
+            return False
+        nonce = key.removeprefix(NONCE_KEY)
+        return PendingLogin.objects.filter(nonce=nonce, expires_at__gt=timezone.now()).exists()
+
+
+class KeptParams(DjangoRequest):
+    """The request of a login whose parameters we kept (lti.login): those, and nothing the
+    address adds."""
+
+    def get_param(self, key: str):
+        return self._default_params.get(key)
+
+
 def _jwks_cache_key(url: str) -> str:
     return "lti-jwks-" + hashlib.sha256(url.encode()).hexdigest()
 
@@ -111,15 +158,17 @@ class Launch(DjangoMessageLaunch):
     once when the id_token names a key the cached set lacks (the platform rotated)."""
 
     def __init__(self, request: HttpRequest, tool_conf: ToolConf) -> None:
-        super().__init__(request, tool_conf)
+        super().__init__(request, tool_conf, launch_data_storage=PendingLoginStorage())
         self.tool_conf = tool_conf
         self._refetched = False
+        self._fetched = False
 
     def fetch_public_key(self, key_set_url: str):
         key = _jwks_cache_key(key_set_url)
         found = None if self._refetched else cache.get(key)
         if found:
             return found
+        self._fetched = True
         try:
             response = requests.get(key_set_url, timeout=HTTP_TIMEOUT)
             response.raise_for_status()
@@ -133,7 +182,12 @@ class Launch(DjangoMessageLaunch):
         try:
             return super().get_public_key()
         except LtiException:
-            if self._refetched or self.tool_conf.py_reg is None:
+            registration = self.tool_conf.registration
+            if self._refetched or self._fetched or self.tool_conf.py_reg is None:
+                raise
+            if registration is None or not cache.add(
+                f"lti-jwks-refetch-{registration.pk}", 1, JWKS_REFETCH_SECONDS
+            ):
                 raise
             self._refetched = True
             self.tool_conf.py_reg.set_key_set(None)
@@ -200,18 +254,39 @@ def validate_launch(request: HttpRequest) -> Launch:
     now = timezone.now()
     UsedLaunchValue.objects.filter(expires_at__lt=now).delete()
     expires = max(datetime.fromtimestamp(body["exp"], tz=UTC), now) + timedelta(hours=1)
+    state = request.POST.get("state", "")
+    # The login's row goes with its launch: a second launch of it finds none.
+    login_used, _deleted = PendingLogin.objects.filter(
+        state=state, nonce=str(body.get("nonce")), registration=registration
+    ).delete()
     nonce_used = _use_once(f"nonce:{registration.issuer}:{body.get('nonce')}", expires)
-    state_used = _use_once(f"state:{request.POST.get('state', '')}", expires)
-    if not (nonce_used and state_used):
+    state_used = _use_once(f"state:{state}", expires)
+    if not (login_used and nonce_used and state_used):
         raise LaunchRefused("This launch was used already (replayed state or nonce).")
     return launch
 
 
-def oidc_login(request: HttpRequest, launch_url: str):
-    """The redirect to the platform's authorization endpoint, with a new state (a cookie) and
-    nonce (in the session). Raises LaunchRefused for an unknown platform."""
-    login = DjangoOIDCLogin(request, ToolConf())
+def oidc_login(request: HttpRequest, launch_url: str, *, params: dict[str, str]):
+    """The redirect to the platform's authorization endpoint for the login-initiation
+    `params`, with a new state (pylti1p3's cookie) and nonce (a PendingLogin row with the
+    state; nothing in the browser's session). Raises LaunchRefused for an unknown platform."""
+    storage = PendingLoginStorage()
+    tool_conf = ToolConf()
+    login = DjangoOIDCLogin(
+        KeptParams(request, default_params=params), tool_conf, launch_data_storage=storage
+    )
     try:
-        return login.disable_check_cookies().redirect(launch_url)
+        response = login.disable_check_cookies().redirect(launch_url)
     except (LtiException, OIDCException) as error:
         raise LaunchRefused(str(error)) from error
+    state = parse_qs(urlsplit(response["Location"]).query).get("state", [""])[0]
+    assert tool_conf.registration is not None and storage.nonce is not None
+    now = timezone.now()
+    PendingLogin.objects.filter(expires_at__lt=now).delete()
+    PendingLogin.objects.create(
+        state=state,
+        nonce=storage.nonce,
+        registration=tool_conf.registration,
+        expires_at=now + timedelta(seconds=LOGIN_SECONDS),
+    )
+    return response

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-from urllib.parse import parse_qs, urlencode, urlsplit
+from importlib import import_module
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth import login as auth_login
-from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
@@ -27,25 +27,19 @@ from quizzes.models import Quiz
 from quizzes.search import search_token, search_words
 
 from . import services, tool
-from .models import Registration, origins_of
+from .models import PendingLogin, Registration
 from .tool import LaunchRefused
 
 logger = logging.getLogger(__name__)
 
-# Session keys. ORIGINS marks a browser session that runs inside a platform's frame
-# (lti.middleware lets that platform frame it and sends its cookies cross-site).
+# Session keys. ORIGINS marks a browser session that a completed launch created to run inside
+# a platform's frame (lti.middleware lets that platform frame it and sends its cookies
+# cross-site). No other session ever gets it.
 ORIGINS = "lti_origins"
 DEEP_LINK = "lti_deep_link"
-LOGIN_PARAMS_SECONDS = 5 * 60
-
-LOGIN_PARAMS = (
-    "iss",
-    "login_hint",
-    "target_link_uri",
-    "lti_message_hint",
-    "client_id",
-    "lti_deployment_id",
-)
+# On a request: the origins that may frame this one response (a login or launch page of a
+# registered platform), without any session (lti.middleware).
+FRAME_ORIGINS = "lti_frame_origins"
 
 
 def _no_view(request: HttpRequest) -> HttpResponse:
@@ -71,6 +65,8 @@ def tool_urls(origin: str) -> dict[str, str]:
 
 # What a refusal's reason means to the learner, by words in the reason (pylti1p3's or ours).
 REASONS = [
+    # Before "signature": pylti1p3 says "Can't decode id_token: Signature has expired".
+    (("expired", "exp)", "iat"), gettext_lazy("The launch expired before it reached Daleel.")),
     (
         ("signature", "public key", "decode id_token", "kid"),
         gettext_lazy(
@@ -78,7 +74,6 @@ REASONS = [
             "platform, or the platform's keys changed."
         ),
     ),
-    (("expired", "exp)", "iat"), gettext_lazy("The launch expired before it reached Daleel.")),
     (("used already", "nonce"), gettext_lazy("This launch was used already. A launch works once.")),
     (("deployment",), gettext_lazy("This deployment of Daleel is not registered here.")),
     (("audience", "azp", "client id"), gettext_lazy("The launch was meant for another tool.")),
@@ -90,6 +85,17 @@ REASONS = [
         ),
     ),
     (("instructors",), gettext_lazy("Only instructors may add Daleel's quizzes to a course.")),
+    (
+        ("registered origins",),
+        gettext_lazy(
+            "The launch names addresses that are not your platform's (where scores or the "
+            "learner would go). Daleel sends nothing there."
+        ),
+    ),
+    (
+        ("third-party cookies",),
+        gettext_lazy("Your browser keeps Daleel's cookies from the course's page."),
+    ),
 ]
 
 
@@ -101,8 +107,19 @@ def reason_message(reason: str):
     return gettext_lazy("The launch is not valid.")
 
 
-def refused(request: HttpRequest, reason: str, *, status: int = 403, **extra) -> HttpResponse:
+def refused(
+    request: HttpRequest,
+    reason: str,
+    *,
+    status: int = 403,
+    frame_origins: list[str] | None = None,
+    **extra,
+) -> HttpResponse:
+    """The refusal page, in both languages. `frame_origins`: the registered platform's, which
+    may show it in their frame (nobody else may)."""
     logger.info("LTI launch refused: %s", reason)
+    if frame_origins:
+        setattr(request, FRAME_ORIGINS, frame_origins)
     context = {
         "reason": reason,
         "message": reason_message(reason),
@@ -112,83 +129,53 @@ def refused(request: HttpRequest, reason: str, *, status: int = 403, **extra) ->
     return render(request, "lti/refused.html", context, status=status)
 
 
-@csrf_exempt
-@never_cache
-@require_http_methods(["GET", "POST"])
-def oidc_login(request: HttpRequest) -> HttpResponse:
-    """Third-party initiated login: to the platform's authorization endpoint and back to
-    `launch` (or `deep-linking`, when that is the target) with a new state and nonce."""
-    params = request.POST if request.method == "POST" else request.GET
-    urls = tool_urls(site_origin(request))
-    target = params.get("target_link_uri", "")
-    redirect_uri = urls["deep-linking"] if target == urls["deep-linking"] else urls["launch"]
-    registrations = Registration.objects.filter(issuer=params.get("iss", ""), is_active=True)
-    if params.get("client_id"):
-        registrations = registrations.filter(client_id=params["client_id"])
-    found = list(registrations[:2])
-    try:
-        response = tool.oidc_login(request, redirect_uri)
-    except LaunchRefused as error:
-        return refused(request, error.reason, status=400)
-    if len(found) == 1:
-        request.session[ORIGINS] = found[0].origins
-    # Kept for "open in a new window": when the browser withholds our cookies in the frame,
-    # the launch starts again from these in a window of its own.
-    state = parse_qs(urlsplit(response["Location"]).query).get("state", [""])[0]
-    kept = {key: params[key] for key in LOGIN_PARAMS if params.get(key)}
-    cache.set(f"lti-login-{state}", kept, LOGIN_PARAMS_SECONDS)
-    return response
-
-
-def _cookies_blocked_response(request: HttpRequest, reason: str) -> HttpResponse | None:
-    """The page for a launch that failed because the browser withheld the cookies of the
-    login (it blocks third-party cookies): a link that starts the launch again in a window of
-    its own. None for any other failure."""
-    if settings.SESSION_COOKIE_NAME in request.COOKIES or "state" not in reason.lower():
-        return None
+def _login_origins(request: HttpRequest) -> list[str] | None:
+    """The origins of the platform whose login this launch's state names, if any: its pages
+    may frame the refusal."""
     state = request.POST.get("state", "")
-    kept = cache.get(f"lti-login-{state}") if state else None
-    if not kept:
-        return None
-    cache.delete(f"lti-login-{state}")
-    again = reverse("lti:login") + "?" + urlencode(kept)
-    return refused(request, reason, status=403, new_window_url=again)
+    login = PendingLogin.objects.select_related("registration").filter(state=state).first()
+    return login.registration.origins if state and login else None
 
 
-def _frame_origins(registration: Registration, body: dict) -> list[str]:
-    """Who may frame this session: the registration's origins, and the platform's own pages as
-    its signed launch names them (Canvas serves courses from a school's host, not its issuer's)."""
-    presentation = body.get(services.CLAIM + "launch_presentation") or {}
-    platform = body.get(services.CLAIM + "tool_platform") or {}
-    deep_linking = (
-        body.get("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings") or {}
-    )
-    return origins_of(
-        [
-            *registration.origins,
-            presentation.get("return_url") if isinstance(presentation, dict) else None,
-            platform.get("url") if isinstance(platform, dict) else None,
-            deep_linking.get("deep_link_return_url") if isinstance(deep_linking, dict) else None,
-        ]
-    )
+def _refused_launch(request: HttpRequest, reason: str) -> HttpResponse:
+    # A login on its way (not launched yet, not forged): its platform may frame the refusal.
+    origins = _login_origins(request)
+    state_cookie = "lti1p3-" + request.POST.get("state", "")  # pylti1p3's name for it
+    if origins and "state not found" in reason.lower() and state_cookie not in request.COOKIES:
+        # The browser withheld the login's cookie (it blocks third-party cookies, partitioned
+        # ones too): the platform's hint is used up, so say what to do rather than reuse it.
+        reason = "The browser did not send back Daleel's cookie (third-party cookies blocked)."
+        return refused(request, reason, frame_origins=origins, cookies_blocked=True)
+    return refused(request, reason, frame_origins=origins)
+
+
+def _new_session(request: HttpRequest) -> None:
+    """A session of its own for the launch: whatever session the browser sent (a learner
+    signed in on the site) is left as it was, and only this one may be framed."""
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore()
 
 
 def _launch(request: HttpRequest) -> HttpResponse:
     try:
         launch = tool.validate_launch(request)
     except LaunchRefused as error:
-        blocked = _cookies_blocked_response(request, error.reason)
-        return blocked or refused(request, error.reason)
+        return _refused_launch(request, error.reason)
     body = launch.get_launch_data()
-    cache.delete(f"lti-login-{request.POST.get('state', '')}")
     registration = launch.tool_conf.registration
     assert registration is not None
+    if reason := services.foreign_addresses(registration=registration, body=body):
+        return refused(request, reason, frame_origins=registration.origins)
     is_instructor = launch.check_teacher_access() or launch.check_staff_access()
     language = services.language_for_launch(body)
     if launch.is_deep_link_launch():
         if not is_instructor:
-            return refused(request, "Only instructors may add Daleel's quizzes to a course.")
-        request.session[ORIGINS] = _frame_origins(registration, body)
+            return refused(
+                request,
+                "Only instructors may add Daleel's quizzes to a course.",
+                frame_origins=registration.origins,
+            )
+        _new_session(request)
+        request.session[ORIGINS] = registration.origins
         request.session[DEEP_LINK] = {
             "registration": registration.pk,
             "deployment_id": body[services.CLAIM + "deployment_id"],
@@ -199,17 +186,30 @@ def _launch(request: HttpRequest) -> HttpResponse:
         with translation.override(language or translation.get_language()):
             return redirect(reverse("lti:deep_linking"))
     if not launch.is_resource_launch():
-        return refused(request, "Daleel handles resource-link and deep-linking launches only.")
+        return refused(
+            request,
+            "Daleel handles resource-link and deep-linking launches only.",
+            frame_origins=registration.origins,
+        )
     quiz = services.quiz_for_launch(body)
     with transaction.atomic():
         user = services.user_for_launch(registration=registration, body=body)
         if user is None:
-            return refused(request, "The launch names no user (sub).")
+            return refused(
+                request, "The launch names no user (sub).", frame_origins=registration.origins
+            )
         services.grant_roles(user=user, registration=registration, is_instructor=is_instructor)
         if quiz is not None:
-            services.grade_link_record(user=user, quiz=quiz, registration=registration, body=body)
-    auth_login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    request.session[ORIGINS] = _frame_origins(registration, body)
+            services.grade_link_record(
+                user=user,
+                quiz=quiz,
+                registration=registration,
+                body=body,
+                is_instructor=is_instructor,
+            )
+    _new_session(request)
+    auth_login(request, user, backend=settings.SIGN_IN_BACKEND)
+    request.session[ORIGINS] = registration.origins
     with translation.override(language or translation.get_language()):
         if quiz is None:
             return redirect(reverse("quizzes:catalog"))
@@ -269,32 +269,29 @@ def _deep_linking_pick(request: HttpRequest) -> HttpResponse:
             status=400,
         )
     query = request.GET.get("q", "").strip()[:200]
+    # accept_multiple false: the platform takes one item, so one quiz is picked.
+    single = pending["settings"].get("accept_multiple") in (False, "false")
+    context = {"quizzes": _picker_quizzes(query), "query": query, "single": single}
     if request.method == "GET":
-        return render(
-            request,
-            "lti/picker.html",
-            {"quizzes": _picker_quizzes(query), "query": query},
-        )
+        return render(request, "lti/picker.html", context)
     slugs = request.POST.getlist("quizzes")
     picked = list(Quiz.objects.published().filter(slug__in=slugs).order_by("title"))
+    error = None
     if not picked:
-        return render(
-            request,
-            "lti/picker.html",
-            {
-                "quizzes": _picker_quizzes(query),
-                "query": query,
-                "error": _("Choose at least one quiz."),
-            },
-            status=400,
-        )
+        error = _("Choose at least one quiz.")
+    elif single and len(picked) > 1:
+        error = _("Your course takes one quiz at a time here: choose one.")
+    if error:
+        return render(request, "lti/picker.html", {**context, "error": error}, status=400)
     registration = Registration.objects.filter(pk=pending["registration"]).first()
     if registration is None:
         return refused(request, "This platform's registration was removed.", status=400)
     origin = site_origin(request)
     resources = []
     for quiz in picked:
-        questions = quiz.questions_per_attempt or quiz.questions.count()
+        # What every attempt is scored out of: the draw, or the whole quiz when it is smaller.
+        count = quiz.questions.count()
+        questions = min(quiz.questions_per_attempt or count, count)
         resources.append(
             DeepLinkResource()
             .set_url(origin + reverse("quizzes:detail", kwargs={"slug": quiz.slug}))

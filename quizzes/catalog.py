@@ -338,8 +338,10 @@ def catalog_listing(
     corrected = False
     if not shared.count and words:
         fixed = search_words_corrected(words, search_vocabulary_kept())
-        if fixed != words:
-            shared, corrected = shared_for(fixed), True
+        # Said only when the closest spelling finds something: "nothing matched as typed, here
+        # is what its closest spelling matches" above "no quiz matches" would contradict itself.
+        if fixed != words and (found := shared_for(fixed)).count:
+            shared, corrected = found, True
     listing = _for_learner(shared, user=user)
     listing.corrected = corrected
     return listing

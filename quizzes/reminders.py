@@ -16,6 +16,7 @@ The `reminders_hourly` task runs a pass and queues itself for the next hour: see
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from datetime import datetime
 
@@ -35,20 +36,37 @@ logger = logging.getLogger(__name__)
 UNSUBSCRIBE_SALT = "quizzes.reminders.unsubscribe"
 
 
+def _address_tag(address: str) -> str:
+    """A short digest of the address a reminder went to: the link names no address, and
+    stops working once the learner's address is another."""
+    return hashlib.sha256(address.strip().casefold().encode()).hexdigest()[:16]
+
+
 def unsubscribe_token(profile: Profile) -> str:
-    """A signed token of the profile's id alone: no name or address in the link."""
-    return signing.dumps(profile.pk, salt=UNSUBSCRIBE_SALT)
+    """A signed token of the profile's id and the address the mail goes to (as a digest):
+    no name or address in the link."""
+    return signing.dumps([profile.pk, _address_tag(profile.user.email)], salt=UNSUBSCRIBE_SALT)
 
 
 def profile_of_token(token: str) -> Profile | None:
-    """The profile an unsubscribe token was made for, or None (tampered, or gone)."""
+    """The profile an unsubscribe token was made for, or None (tampered, gone, or made for
+    an address the learner no longer has)."""
     try:
-        pk = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+        value = signing.loads(token, salt=UNSUBSCRIBE_SALT)
     except signing.BadSignature:
         return None
-    if not isinstance(pk, int):
+    if not (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], int)
+        and isinstance(value[1], str)
+    ):
         return None
-    return Profile.objects.filter(pk=pk).first()
+    pk, tag = value
+    profile = Profile.objects.select_related("user").filter(pk=pk).first()
+    if profile is None or _address_tag(profile.user.email) != tag:
+        return None
+    return profile
 
 
 def site_origin() -> str:

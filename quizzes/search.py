@@ -5,7 +5,8 @@ A quiz keeps its English and Arabic titles and descriptions as search tokens in
 such as fixtures loaded raw or `bulk_create`): " <title tokens> | <description tokens> ".
 Each word is folded (`search_normalise`) and written twice, as typed and as its stem
 (`search_stem`): Arabic lightly stemmed (the article and the prefixes attached to it, a
-leading و, common suffixes), English by the Snowball stemmer with British -ise spellings
+leading و, ب، ل or ك without it, common suffixes; the broken plurals of the glossary's words
+written as their singulars), English by the Snowball stemmer with British -ise spellings
 folded to -ize. A query's word matches a token that starts with its stem, so «نقاط الحفظ»
 finds «نقاط الحفظ», «تجزئة» «التجزئة», "optimiser" "optimizer", and a word typed half-way
 its whole form. The match is a plain substring match (`LIKE '% stem%'`), the same on SQLite
@@ -52,11 +53,37 @@ _WORDS = re.compile(r"[^\W_]+")
 _ARABIC = re.compile("[\u0621-\u064a]")
 
 # Light stemming, after Larkey, Ballesteros and Connell's "light10", on folded text (ة is ه,
-# ى is ي by then): the article with the prefixes attached to it, then a leading و; then one
-# common suffix. Each keeps a stem of at least two letters (three for و and the suffixes), so
-# short words are left alone.
-_ARABIC_ARTICLES = ("وال", "بال", "كال", "فال", "لل", "ال")
+# ى is ي by then): a leading و (a conjunction), then the article with the prepositions attached
+# to it (بال، كال، لل، ال; so «وبالتجزئة» and «فالتجزئة» lose both), or else a preposition
+# ب، ل or ك alone before a long enough word («بإعادة», «لحفظ»); then one common
+# suffix. Each keeps a stem of at least two letters (three for و and the suffixes), so short
+# words are left alone. The same steps make the index's tokens and the query's words, so a word
+# clipped a little too far is clipped alike on both sides.
+_ARABIC_ARTICLES = ("فال", "بال", "كال", "لل", "ال")
 _ARABIC_SUFFIXES = ("ها", "ان", "ات", "ون", "ين", "يه", "ه", "ي")
+# Broken plurals of the glossary's and the seed quizzes' words, by their stems (folded): each
+# plural's stem is written as its singular's, so «مرحلة» finds «مراحل» and «التكلفة» finds
+# «وتكاليف» (a sound plural, «حالات», loses its suffix and needs nothing here).
+_BROKEN_PLURALS = {
+    "مراحل": "مرحل",  # مرحلة
+    "تكاليف": "تكلف",  # تكلفة
+    "نقاط": "نقط",  # نقطة
+    "مقاطع": "مقطع",  # مقطع
+    "مفاتيح": "مفتاح",  # مفتاح
+    "اوزان": "وزن",  # وزن
+    "اجهز": "جهاز",  # أجهزة
+    "اسيل": "سوال",  # أسئلة، سؤال
+    "ادل": "دليل",  # أدلة
+    "نماذج": "نموذج",  # نموذج
+    "انظم": "نظام",  # أنظمة
+    "دروس": "درس",  # درس
+    "طبق": "طبق",  # طبقات (sound; listed so the table says so)
+    "مقايض": "مقايض",  # مقايضات (sound)
+    "ذواكر": "ذاكر",  # ذاكرة
+    "حدود": "حد",  # حد
+    "عوامل": "عامل",  # عامل
+    "موارد": "مورد",  # مورد
+}
 # British spellings folded to the American ones the Snowball stemmer conflates.
 _BRITISH = re.compile(r"(?<=[a-z]{3})is(e|es|ed|er|ers|ing|ation|ations)$")
 _SEPARATOR = "|"
@@ -78,17 +105,27 @@ def _english() -> Any:  # a Snowball stemmer (untyped)
 
 
 def _arabic_stem(word: str) -> str:
+    if word.startswith("و") and len(word) >= 4:
+        word = word[1:]
     for article in _ARABIC_ARTICLES:
         if word.startswith(article) and len(word) - len(article) >= 2:
             word = word[len(article) :]
             break
     else:
-        if word.startswith("و") and len(word) >= 4:
+        # ل before three letters or more («لحفظ»); ب and ك, which begin more words of their
+        # own («بايت»), before four («بإعادة»).
+        if (
+            word.startswith("ل")
+            and len(word) >= 4
+            or word.startswith(("ب", "ك"))
+            and len(word) >= 5
+        ):
             word = word[1:]
     for suffix in _ARABIC_SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+            word = word[: -len(suffix)]
+            break
+    return _BROKEN_PLURALS.get(word, word)
 
 
 def search_stem(word: str) -> str:

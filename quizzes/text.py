@@ -27,7 +27,7 @@ import nh3
 from django.conf import settings
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, override
+from django.utils.translation import override, pgettext
 from latex2mathml.converter import convert_to_element as latex_to_mathml
 from markdown_it import MarkdownIt
 from markdown_it import helpers as markdown_helpers
@@ -130,7 +130,7 @@ def _code_block(code: str, info: str, lang: str) -> str:
         with suppress(ClassNotFound):  # an unknown language shows plain
             body = highlight(code, get_lexer_by_name(name), _FORMATTER)
     with override(lang):
-        label = gettext("Code")
+        label = pgettext("a block of program code", "Code")
     # Wide code scrolls (see the stylesheet); a scrolling region must take the keyboard focus,
     # and a focusable element needs a name.
     return (

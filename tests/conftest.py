@@ -3,11 +3,32 @@ import os
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from bench.services import missing_tools
 from quizzes.models import Quiz
 
 from . import factories
+
+# Hypothesis: `ci` (the default, `make test`) tries a few examples, the same ones every run;
+# `deep` (HYPOTHESIS_PROFILE=deep, `make test-deep`) each fuzz test's full number, new ones each
+# run. The numbers themselves: tests/fuzzing.py's `examples`.
+_FIXTURES_PER_TEST = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+hypothesis_settings.register_profile(
+    "ci", derandomize=True, database=None, deadline=None, suppress_health_check=_FIXTURES_PER_TEST
+)
+hypothesis_settings.register_profile(
+    "deep", deadline=None, suppress_health_check=_FIXTURES_PER_TEST
+)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(items):
+    # A test that starts its own servers runs apart from the parallel ones (`-m servers`).
+    for item in items:
+        if "real_servers" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.servers)
 
 
 @pytest.fixture(autouse=True)

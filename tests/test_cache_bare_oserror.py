@@ -56,6 +56,9 @@ def test_a_bare_oserror_from_redis_is_an_outage_reads_miss_and_writes_are_skippe
     with caplog.at_level(logging.WARNING, logger="daleel.cache"):
         assert redis_cache.get("key", "default") == "default"
         redis_cache.set("key", "value")
+        # `add` answers from this process's memory meanwhile (a used second-factor code is
+        # still refused a second time: config/cache.py), once per key.
+        assert redis_cache.add("key", "value") is True
         assert redis_cache.add("key", "value") is False
         assert redis_cache.get_many(["key"]) == {}
         redis_cache.delete("key")

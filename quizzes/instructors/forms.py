@@ -3,6 +3,8 @@ formsets with their rules, and the quiz form."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -37,14 +39,32 @@ TEXTAREA_ROWS = {"prompt": 3, "explanation": 5, "description": 3, "feedback": 2}
 LONG_TEXTS = frozenset(TEXTAREA_ROWS)
 
 
+class ExactNumberInput(forms.NumberInput):
+    """A stored number as many decimals as it has («0.5», «-1», not «-1.0000000»), written left
+    to right so that its sign stays before it in an Arabic page too («1.0000000-» otherwise)."""
+
+    def __init__(self, attrs=None) -> None:
+        super().__init__({"dir": "ltr", **(attrs or {})})
+
+    def format_value(self, value):
+        if isinstance(value, Decimal) and value.is_finite():
+            value = f"{value.normalize():f}"
+            if value == "-0":
+                value = "0"
+        return super().format_value(value)
+
+
 class BilingualFieldsMixin:
-    """Pair each translated field's languages side by side, Arabic typed right to left."""
+    """Pair each translated field's languages side by side, Arabic typed right to left; numbers
+    typed left to right with no trailing zeros (ExactNumberInput)."""
 
     class Media:
         css = {"all": ["admin/daleel-admin.css"]}
         js = ["admin/daleel-reorder.js", "admin/daleel-kinds.js"]
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if isinstance(db_field, models.DecimalField):
+            kwargs.setdefault("widget", ExactNumberInput)
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if field is not None:
             base, _sep, language = db_field.name.rpartition("_")

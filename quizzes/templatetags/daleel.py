@@ -4,7 +4,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, time
 from decimal import Decimal
 
 from django import template
@@ -300,3 +300,26 @@ def arrange_rows(question, parts, answer=None, form=None) -> list[ArrangeRow]:
 def _posted_number(posted: list[str], n: int) -> int:
     value = posted[n - 1] if n <= len(posted) else ""
     return int(value) if value.isascii() and value.isdigit() and len(value) <= 4 else 0
+
+
+@register.filter
+def zone_place(name: str = "") -> str:
+    """A time zone by its city in the page's language («الرياض», "Riyadh"); the active zone's
+    (the learner's, or the site's) without a name. A time is said with it: «بتوقيت الرياض»."""
+    from accounts import zones
+
+    return zones.place(name or timezone.get_current_timezone_name())
+
+
+@register.filter
+def zone_label(name: str) -> str:
+    """A time zone as the picker lists it: «الرياض — المملكة العربية السعودية»."""
+    from accounts import zones
+
+    return zones.label(name)
+
+
+@register.filter
+def hour_of_day(hour: int) -> str:
+    """An hour of the day as every time on the site is written: «8:00 ص», "8 a.m."."""
+    return date_format(time(int(hour)), "TIME_FORMAT")

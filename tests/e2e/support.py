@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
@@ -27,6 +27,13 @@ def sign_in(context: BrowserContext, base_url: str, user) -> None:
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+# (name, viewport, colour scheme): every page type is audited and photographed in each.
+VARIANTS = [
+    ("desktop", DESKTOP, "light"),
+    ("desktop-dark", DESKTOP, "dark"),
+    ("phone", PHONE, "light"),
+    ("phone-dark", PHONE, "dark"),
+]
 
 # axe's default rule set: WCAG 2.0/2.1/2.2 A and AA plus best practices (region, landmarks,
 # one h1, …). No rule is disabled. Only violations are asked for, which keeps runs fast.
@@ -203,3 +210,126 @@ def expect_feedback(page: Page, key: Key, *, right: bool) -> None:
         re.compile(r"feedback--right" if right else r"feedback--wrong")
     )
     expect(page.locator("#quiz-area .choice--correct .choice__text")).to_have_text(key.right)
+
+
+# ---------- Console, CSP and network problems ----------
+
+# Runs before any page script, through the DevTools protocol (so the policy does not apply to
+# it), in every document: each violation goes to the test at once, across page loads.
+_REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__daleelViolation(
+    `${event.violatedDirective} blocked ${event.blockedURI || "inline"} ` +
+    `at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber} ${event.sample}`
+  );
+});
+"""
+# Chromium logs a document answered with 4xx as a failed load; responses are judged below.
+_RESPONSE_LOGGED = re.compile(r"^Failed to load resource: the server responded with a status of")
+_SUBRESOURCES = {"stylesheet", "script", "image", "font", "media", "manifest", "other"}
+
+
+@dataclass
+class Problems:
+    """Everything that would show in the console or the network panel as a problem."""
+
+    console: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    # The documents the page loaded (not a problem: kept for the HTML checker).
+    documents: list = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.console or self.violations or self.failed)
+
+    def __str__(self) -> str:
+        return str({"console": self.console, "violations": self.violations, "failed": self.failed})
+
+    def clear(self) -> None:
+        self.console.clear()
+        self.violations.clear()
+        self.failed.clear()
+
+
+def _request_failed(problems: Problems, request) -> None:
+    # Cancelled by the browser itself: a fetch still on its way when the test leaves the page,
+    # or one that htmx drops (hx-sync). Not an answer that failed.
+    if request.failure != "net::ERR_ABORTED":
+        problems.failed.append(f"{request.failure} {request.url}")
+
+
+def _response(problems: Problems, response) -> None:
+    kind = response.request.resource_type
+    if response.status >= 500 or (response.status >= 400 and kind in _SUBRESOURCES):
+        problems.failed.append(f"{response.status} {kind} {response.url}")
+    if kind == "document":
+        problems.documents.append(response)
+
+
+def record_problems(page: Page) -> Problems:
+    """Start recording the page's console errors, CSP violations and failed requests."""
+    found = Problems()
+    page.expose_function("__daleelViolation", lambda text: found.violations.append(text))
+    page.add_init_script(_REPORT_VIOLATIONS)
+
+    def console(message) -> None:
+        if message.type == "error" and not _RESPONSE_LOGGED.match(message.text):
+            found.console.append(f"{message.text} ({message.location.get('url')})")
+
+    page.on("console", console)
+    page.on("pageerror", lambda error: found.console.append(f"uncaught: {error}"))
+    page.on("requestfailed", lambda r: _request_failed(found, r))
+    page.on("response", lambda response: _response(found, response))
+    return found
+
+
+def settle(page: Page) -> None:
+    """Late reports (a violation is dispatched as a task after the load) arrive in this pause."""
+    page.wait_for_timeout(100)
+
+
+# ---------- Every check of one page ----------
+
+
+def overflow(page: Page) -> dict | None:
+    """What sticks out sideways (the page scrolls horizontally), or None."""
+    return page.evaluate(
+        """() => {
+          const width = document.documentElement.clientWidth;
+          if (document.documentElement.scrollWidth <= width + 1) return null;
+          const wide = [...document.querySelectorAll("body *")].filter(el => {
+            const box = el.getBoundingClientRect();
+            return box.width > 0 && (box.right > width + 1 || box.left < -1);
+          }).slice(0, 5).map(el => el.tagName.toLowerCase() + (el.className ? "." +
+            String(el.className).split(" ").join(".") : ""));
+          return {scrollWidth: document.documentElement.scrollWidth, width, wide};
+        }"""
+    )
+
+
+def check_every_variant(
+    page: Page,
+    axe_source: str,
+    folder: Path,
+    name: str,
+    *,
+    problems: Problems | None = None,
+) -> list[str]:
+    """At every viewport and colour scheme: axe-core, a screenshot, nothing wider than a phone
+    (at phone width) and, with `problems`, a clean console. The failures, said."""
+    failures = []
+    for variant, viewport, scheme in VARIANTS:
+        page.set_viewport_size(viewport)
+        page.emulate_media(color_scheme=scheme)
+        violations = axe_violations(page, axe_source)
+        if violations:
+            failures.append(f"-- axe, {variant}:\n{describe(violations)}")
+        screenshot(page, folder, f"{name}-{variant}")
+        if viewport == PHONE and (wide := overflow(page)):
+            failures.append(f"-- wider than a phone, {variant}: {wide}")
+        if problems is not None:
+            settle(page)
+            if problems:
+                failures.append(f"-- console, {variant}: {problems}")
+                problems.clear()
+    return failures

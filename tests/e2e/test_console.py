@@ -1,7 +1,7 @@
-"""A clean console everywhere: every page type, learner and admin, in both languages, at phone
-and desktop widths, through htmx swaps and exam saves, logs no error, breaks the
-Content-Security-Policy nowhere (`securitypolicyviolation` events, which the browser reports
-whether or not it also logs them) and has no request fail.
+"""A clean console everywhere: through htmx swaps and exam saves, and on every admin page, in
+both languages, at phone and desktop widths (every learner page type: test_pages.py), logs no
+error, breaks the Content-Security-Policy nowhere (`securitypolicyviolation` events, which the
+browser reports whether or not it also logs them) and has no request fail.
 
 A page that answers an error on purpose (the 404 page, a form sent back with its errors as a
 400 or 422) is not a failed request; anything 5xx is, and so is any stylesheet, script, font or
@@ -11,7 +11,6 @@ image that does not load.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import timedelta
 
 import pytest
@@ -24,74 +23,20 @@ from tests.site_urls import every_url, url_values
 
 from . import support
 from .support import DESKTOP, PHONE
-from .test_accessibility import PAGE_TYPES, Scene
 
 VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
 
-# Runs before any page script, through the DevTools protocol (so the policy does not apply to
-# it), in every document: each violation goes to the test at once, across page loads.
-_REPORT_VIOLATIONS = """
-document.addEventListener("securitypolicyviolation", (event) => {
-  window.__daleelViolation(
-    `${event.violatedDirective} blocked ${event.blockedURI || "inline"} ` +
-    `at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber} ${event.sample}`
-  );
-});
-"""
-# Chromium logs a document answered with 4xx as a failed load; responses are judged below.
-_RESPONSE_LOGGED = re.compile(r"^Failed to load resource: the server responded with a status of")
-_SUBRESOURCES = {"stylesheet", "script", "image", "font", "media", "manifest", "other"}
-
-
-@dataclass
-class Problems:
-    console: list[str] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-
-    def __bool__(self) -> bool:
-        return bool(self.console or self.violations or self.failed)
-
-    def clear(self) -> None:
-        self.console.clear()
-        self.violations.clear()
-        self.failed.clear()
-
-
-def _request_failed(problems: Problems, request) -> None:
-    # Cancelled by the browser itself: a fetch still on its way when the test leaves the page,
-    # or one that htmx drops (hx-sync). Not an answer that failed.
-    if request.failure != "net::ERR_ABORTED":
-        problems.failed.append(f"{request.failure} {request.url}")
-
-
-def _response(problems: Problems, response) -> None:
-    kind = response.request.resource_type
-    if response.status >= 500 or (response.status >= 400 and kind in _SUBRESOURCES):
-        problems.failed.append(f"{response.status} {kind} {response.url}")
+Problems = support.Problems
 
 
 @pytest.fixture
 def problems(page: Page) -> Problems:
     """Everything that would show in the console or the network panel as a problem."""
-    found = Problems()
-    page.expose_function("__daleelViolation", lambda text: found.violations.append(text))
-    page.add_init_script(_REPORT_VIOLATIONS)
-
-    def console(message) -> None:
-        if message.type == "error" and not _RESPONSE_LOGGED.match(message.text):
-            found.console.append(f"{message.text} ({message.location.get('url')})")
-
-    page.on("console", console)
-    page.on("pageerror", lambda error: found.console.append(f"uncaught: {error}"))
-    page.on("requestfailed", lambda r: _request_failed(found, r))
-    page.on("response", lambda response: _response(found, response))
-    return found
+    return support.record_problems(page)
 
 
 def _assert_clean(page: Page, problems: Problems, where: str) -> None:
-    # Late reports (a violation is dispatched as a task after the load) arrive in this pause.
-    page.wait_for_timeout(100)
+    support.settle(page)
     assert not problems, f"{where} ({page.url}): {problems}"
 
 
@@ -112,21 +57,6 @@ def test_the_recorder_catches_an_inline_style_a_console_error_and_a_failed_reque
     assert any("style-src" in violation for violation in problems.violations), problems
     assert any("something broke" in message for message in problems.console), problems
     assert any("no-such.css" in failure for failure in problems.failed), problems
-
-
-# ---------- Every learner page type ----------
-
-
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
-@pytest.mark.parametrize("page_type", list(PAGE_TYPES))
-@pytest.mark.parametrize("lang", ["en", "ar"])
-def test_every_learner_page_type_keeps_a_clean_console(
-    page: Page, request, problems, seeded, lang, page_type, viewport
-):
-    page.set_viewport_size(VIEWPORTS[viewport])
-    scene = Scene(page, lang, seeded, lambda: request.getfixturevalue("signed_in"))
-    PAGE_TYPES[page_type](scene)
-    _assert_clean(page, problems, f"{page_type} ({lang}, {viewport})")
 
 
 # ---------- Through htmx: a practice quiz, an exam, the catalog, a review ----------
@@ -245,17 +175,19 @@ def admin_pages(context, live_server, seeded, transactional_db) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("lang", ["en", "ar"])
-def test_every_admin_page_keeps_a_clean_console(page: Page, problems, admin_pages, lang, viewport):
-    page.set_viewport_size(VIEWPORTS[viewport])
+def test_every_admin_page_keeps_a_clean_console(page: Page, problems, admin_pages, lang):
+    """Each page loaded once, then checked at every width (the console keeps recording)."""
     found = {}
     for url in admin_pages:
+        page.set_viewport_size(DESKTOP)
         response = page.goto(url.replace("/en/", f"/{lang}/", 1))
         assert response is not None and response.status < 500, url
-        page.wait_for_timeout(50)
-        if problems:
-            found[page.url] = str(problems)
-            problems.clear()
+        for viewport, size in VIEWPORTS.items():
+            page.set_viewport_size(size)
+            page.wait_for_timeout(50)
+            if problems:
+                found[f"{page.url} ({viewport})"] = str(problems)
+                problems.clear()
     assert not found, "\n".join(f"{url}: {what}" for url, what in found.items())
     assert len(admin_pages) > 30

@@ -102,6 +102,9 @@ def test_a_learner_answers_every_kind_with_the_keyboard_only(
     # 3. True or false: two radio buttons named in the page's language.
     expect(page.get_by_role("radio")).to_have_count(2)
     true = page.get_by_role("radio", name=words["true"])
+    # Focus moves to the new question once it is swapped in; Tab from anywhere else (a busy
+    # machine) would go elsewhere.
+    expect(page.locator("#question-heading")).to_be_focused()
     page.keyboard.press("Tab")
     page.keyboard.press("Space")
     expect(true).to_be_checked()

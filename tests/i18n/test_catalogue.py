@@ -249,17 +249,17 @@ def test_the_catalogue_template_renders_its_question_count_in_arabic():
 @pytest.mark.parametrize(
     ("english", "arabic"),
     [
-        ("Sign in", "سجّل الدخول"),
-        ("Sign up", "أنشئ حسابًا"),
-        ("Sign out", "سجّل الخروج"),
+        ("Sign in", "تسجيل الدخول"),
+        ("Sign up", "إنشاء حساب"),
+        ("Sign out", "تسجيل الخروج"),
         ("My history", "سجلّي"),
         ("Quizzes", "الاختبارات"),
-        ("Start quiz", "ابدأ الاختبار"),
-        ("Submit answer", "أرسل الإجابة"),
+        ("Start quiz", "بدء الاختبار"),
+        ("Submit answer", "إرسال الإجابة"),
         ("Correct answer", "الإجابة الصحيحة"),
         ("English", "الإنجليزية"),
         ("Arabic", "العربية"),
-        ("Practise what you missed", "تدرّب على ما أخطأت فيه"),
+        ("Practise what you missed", "التدرّب على ما أخطأت فيه"),
     ],
 )
 def test_key_interface_strings_read_in_arabic(english, arabic):

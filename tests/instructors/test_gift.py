@@ -23,6 +23,7 @@ from quizzes.instructors.gift import (
     write_gift,
 )
 from quizzes.text import markdown_escape
+from tests.fuzzing import examples
 
 from .conftest import DATA
 
@@ -422,7 +423,7 @@ def _questions(draw) -> GiftQuestion:
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(st.lists(_questions(), min_size=1, max_size=3))
 def test_any_questions_written_read_back_unchanged(questions):
     document = parse_gift(write_gift(questions))
@@ -699,7 +700,7 @@ def _as_data(question: GiftQuestion) -> tuple:
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(st.lists(_any_kind(), min_size=1, max_size=3))
 def test_questions_of_any_kind_written_read_back_unchanged(questions):
     document = parse_gift(write_gift(questions))

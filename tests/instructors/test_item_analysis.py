@@ -250,3 +250,13 @@ def test_prompts_and_choices_are_rendered_as_learners_read_them_not_as_markdown(
     assert edit in page
     arabic = instructor_client.get(_url(analysed_quiz).replace("/en/", "/ar/")).content.decode()
     assert "ماذا <strong>يطبع</strong> هذا؟" in arabic
+
+
+def test_the_analysis_draws_its_prompts_math_with_the_math_font(instructor_client, analysed_quiz):
+    """Prompts are shown as learners read them, math included: without the math stylesheet's
+    font Chromium draws «O(√N)» as «O(N)» (no OpenType MATH table, no radical)."""
+    question = analysed_quiz.questions.order_by("position").first()
+    question.prompt_ar = "كم تبلغ الذاكرة $O(\\sqrt{N})$؟"
+    question.save()
+    page = instructor_client.get(_url(analysed_quiz).replace("/en/", "/ar/")).content.decode()
+    assert "<msqrt>" in page and "css/math.css" in page

@@ -1,9 +1,15 @@
 """A test LMS: its own RSA key, and JWKS, token and line-item score endpoints over real HTTP on
 127.0.0.1. It records what it receives. Its "authorization endpoint" is `id_token()`: the test
-reads state, nonce and redirect_uri from the tool's redirect and has it sign the answer."""
+reads state, nonce and redirect_uri from the tool's redirect and has it sign the answer.
+
+For a browser: `/course` is a course page that shows the tool in an iframe, starting at the
+tool's login (`course_page_for`), and `/auth` answers the tool's authorization request as an
+LMS does, with a form that posts the signed id_token to the tool's redirect_uri
+(`launch_claims` are its claims)."""
 
 from __future__ import annotations
 
+import html
 import json
 import threading
 import time
@@ -11,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
 from jwcrypto.jwk import JWK
@@ -33,6 +39,7 @@ class Received:
     token_requests: list[dict[str, Any]] = field(default_factory=list)
     scores: list[dict[str, Any]] = field(default_factory=list)
     jwks_fetches: int = 0
+    auth_requests: list[dict[str, str]] = field(default_factory=list)
 
 
 class TestPlatform:
@@ -48,6 +55,8 @@ class TestPlatform:
         self.tool_jwks: dict[str, Any] | None = None  # set by the test from the tool's /lti/jwks/
         self.score_statuses: list[int] = []  # answers to the next score posts (then 200)
         self.tokens: set[str] = set()
+        self.launch_claims: dict[str, Any] = {}  # what /auth signs, besides the nonce
+        self.framed_login: str = ""  # the tool's login address /course frames
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -83,6 +92,26 @@ class TestPlatform:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+    def course_page_for(self, tool_origin: str, **launch_claims: Any) -> str:
+        """The address of a course page that frames the tool, whose login starts there."""
+        target = launch_claims.get("target_link_uri", "")
+        self.framed_login = (
+            tool_origin
+            + "/lti/login/?"
+            + urlencode(
+                {
+                    "iss": self.issuer,
+                    "login_hint": "hint-1",
+                    "target_link_uri": target,
+                    "lti_message_hint": "message-hint-1",
+                    "client_id": self.client_id,
+                    "lti_deployment_id": self.deployment_id,
+                }
+            )
+        )
+        self.launch_claims = launch_claims
+        return self.base + "/course"
 
     def rotate(self) -> None:
         self.key = new_key(f"platform-key-{uuid.uuid4().hex[:6]}")
@@ -177,7 +206,38 @@ class TestPlatform:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _page(self, body: str) -> None:
+                data = body.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_GET(self) -> None:
+                path = urlsplit(self.path).path
+                if path == "/course":
+                    src = html.escape(platform.framed_login)
+                    return self._page(
+                        "<!doctype html><title>Course 1</title><h1>Course 1</h1>"
+                        f'<iframe id="tool" title="Daleel" src="{src}" width="1000" '
+                        'height="700"></iframe>'
+                    )
+                if path == "/auth":
+                    query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+                    with platform.lock:
+                        platform.received.auth_requests.append(query)
+                    token = platform.id_token(nonce=query["nonce"], **platform.launch_claims)
+                    action = html.escape(query["redirect_uri"])
+                    fields = {"id_token": token, "state": query["state"]}
+                    inputs = "".join(
+                        f'<input type="hidden" name="{name}" value="{html.escape(value)}">'
+                        for name, value in fields.items()
+                    )
+                    return self._page(
+                        f'<!doctype html><form method="post" action="{action}">{inputs}</form>'
+                        "<script>document.forms[0].submit()</script>"
+                    )
                 if self.path == "/jwks":
                     with platform.lock:
                         platform.received.jwks_fetches += 1

@@ -129,3 +129,36 @@ def test_the_picker_speaks_the_language_of_the_instructors_lms(registered):
 
     assert 'lang="ar" dir="rtl"' in html
     assert "أساسيات التجزئة" in html and "إضافة إلى المقرّر" in html
+
+
+def test_a_platform_that_takes_one_item_gets_one_quiz(registered):
+    first = make_quiz(title_en="Sharding basics")
+    second = make_quiz(title_en="Recomputation")
+    client = instructor_launch(
+        registered,
+        **{
+            DL + "deep_linking_settings": {
+                "deep_link_return_url": registered.base + "/deep-link-return",
+                "accept_types": ["ltiResourceLink"],
+                "accept_presentation_document_targets": ["iframe"],
+                "accept_multiple": False,
+            }
+        },
+    )
+    html = client.get("/lti/deep-linking/").content.decode()
+    assert 'type="radio" name="quizzes"' in html and 'type="checkbox"' not in html
+
+    both = client.post(
+        "/lti/deep-linking/",
+        {"quizzes": [first.slug, second.slug], "csrfmiddlewaretoken": csrf_of(html)},
+    )
+    assert both.status_code == 400
+    assert "one quiz at a time" in both.content.decode()
+
+    one = client.post(
+        "/lti/deep-linking/", {"quizzes": [second.slug], "csrfmiddlewaretoken": csrf_of(html)}
+    )
+    registered.tool_jwks = client.get("/lti/jwks/").json()
+    jwt_value = re.search(r'name="JWT" value="([^"]+)"', one.content.decode()).group(1)
+    items = registered.verify_tool_jwt(jwt_value)[DL + "content_items"]
+    assert [item["title"] for item in items] == ["Recomputation"]

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import time
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
 from accounts.models import Profile
-from lti.models import LtiIdentity, Registration
+from lti.models import LtiIdentity, PendingLogin, Registration
 from tests.factories import make_quiz, make_user
 
-from .conftest import launch, login_redirect
+from .conftest import launch, login_continue, login_redirect
 from .platform import CLAIM, INSTRUCTOR, new_key
+from .test_framing import frame_ancestors
 
 pytestmark = pytest.mark.django_db
 
@@ -231,26 +232,69 @@ def test_a_login_from_an_unregistered_platform_is_refused(registered):
     refused(response)
 
 
-def test_a_browser_that_kept_our_cookies_from_the_frame_is_offered_a_new_window(registered):
+def test_a_frame_that_keeps_our_cookies_is_offered_a_new_window_before_the_hint_is_used(
+    registered,
+):
+    quiz = make_quiz()
+    client = Client()
+    step = login_continue(client, registered, target_link_uri=quiz_url(quiz))
+    del client.cookies["lti1p3-check"]  # what a browser blocking third-party cookies sends back
+
+    response = client.get(step)
+
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert "Open in a new window" in html and 'target="_blank"' in html
+    # Shown inside the platform's frame: its origins may frame this page, nobody else.
+    assert frame_ancestors(response) == f"frame-ancestors {registered.base}"
+    assert "X-Frame-Options" not in response
+    # The link continues the login in a window of its own, where our cookies are first-party:
+    # a fresh state and nonce, and the platform's hint sent to it for the first time.
+    again = response.context["new_window_url"]
+    assert urlsplit(again).path == "/lti/login/continue/"
+    restarted = Client().get(again)
+    assert restarted.status_code == 302
+    assert restarted["Location"].startswith(registered.auth_url + "?")
+    sent = parse_qs(urlsplit(restarted["Location"]).query)
+    assert sent["lti_message_hint"] == ["message-hint-1"]
+    assert sent["login_hint"] == ["hint-1"]
+    assert PendingLogin.objects.filter(state=sent["state"][0]).exists()
+    assert not User.objects.exists()
+
+
+def test_a_launch_whose_login_cookie_was_kept_from_the_frame_says_what_to_do(registered):
     quiz = make_quiz()
     client = Client()
     auth = login_redirect(client, registered, target_link_uri=quiz_url(quiz))
     token = registered.id_token(nonce=auth["nonce"], target_link_uri=quiz_url(quiz))
-    client.cookies.clear()  # what a browser blocking third-party cookies sends back
+    client.cookies.clear()
 
     response = client.post("/lti/launch/", {"id_token": token, "state": auth["state"]})
 
     assert response.status_code == 403
     html = response.content.decode()
-    assert "Open in a new window" in html
-    assert 'target="_blank"' in html
+    assert "Go back to your course and open the activity again" in html
+    assert "allow cookies for Daleel" in html
+    assert "new_window_url" not in response.context  # the platform's hint is used up
+    assert frame_ancestors(response) == f"frame-ancestors {registered.base}"
     assert not User.objects.exists()
-    # The link starts the launch again, in a window of its own, where cookies are first-party.
-    again = response.context["new_window_url"]
-    assert urlsplit(again).path == "/lti/login/"
-    restarted = Client().get(again)
-    assert restarted.status_code == 302
-    assert restarted["Location"].startswith(registered.auth_url)
+
+
+def test_the_login_address_cannot_be_changed_or_kept_past_five_minutes(registered, time_machine):
+    quiz = make_quiz()
+    time_machine.move_to("2026-12-01 10:00:00+00:00", tick=False)
+    client = Client()
+    step = login_continue(client, registered, target_link_uri=quiz_url(quiz))
+
+    changed = client.get(step[:-3] + "AAA")
+    added = client.get(step + "&lti_message_hint=someone-elses")
+    time_machine.move_to("2026-12-01 10:05:01+00:00", tick=False)
+    late = client.get(step)
+
+    assert changed.status_code == 400 and late.status_code == 400
+    assert "expired" in late.content.decode()
+    sent = parse_qs(urlsplit(added["Location"]).query)
+    assert sent["lti_message_hint"] == ["message-hint-1"]
 
 
 def test_an_email_another_account_holds_is_left_out_and_that_account_untouched(registered):
@@ -268,7 +312,8 @@ def test_an_email_another_account_holds_is_left_out_and_that_account_untouched(r
 def test_the_platform_may_post_its_login(registered):
     quiz = make_quiz()
 
-    response = Client().post(
+    client = Client()
+    response = client.post(
         "/lti/login/",
         {
             "iss": registered.issuer,
@@ -279,5 +324,6 @@ def test_the_platform_may_post_its_login(registered):
     )
 
     assert response.status_code == 302
-    assert response["Location"].startswith(registered.auth_url + "?")
-    assert registered.issuer in response["Content-Security-Policy"]
+    assert response["Location"].startswith("/lti/login/continue/?t=")
+    onwards = client.get(response["Location"])
+    assert onwards["Location"].startswith(registered.auth_url + "?")

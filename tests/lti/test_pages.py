@@ -11,7 +11,7 @@ from lti.models import ToolKey
 from tests.factories import make_quiz, make_user
 from tests.test_html_validity import HTMX_ATTRIBUTE, validate
 
-from .conftest import launch, login_redirect
+from .conftest import launch, login_continue, login_redirect
 from .platform import INSTRUCTOR
 
 pytestmark = pytest.mark.django_db
@@ -43,10 +43,13 @@ def lti_pages(registered) -> dict[str, str]:
         pages[f"return {language}"] = picked.content.decode()
         blocked = Client()
         blocked.cookies["django_language"] = language
+        step = login_continue(blocked, registered, target_link_uri="http://testserver/en/")
+        del blocked.cookies["lti1p3-check"]  # kept from the frame by the browser
+        pages[f"new window {language}"] = blocked.get(step).content.decode()
         auth = login_redirect(blocked, registered, target_link_uri="http://testserver/en/")
         for name in [name for name in blocked.cookies if name != "django_language"]:
             del blocked.cookies[name]  # kept from the frame by the browser
-        pages[f"new window {language}"] = blocked.post(
+        pages[f"cookies blocked {language}"] = blocked.post(
             "/lti/launch/", {"id_token": "x.y.z", "state": auth["state"]}
         ).content.decode()
         refused = Client()
@@ -59,6 +62,7 @@ def test_the_lti_pages_are_valid_html(registered, tmp_path):
     pages = lti_pages(registered)
     assert "Open in a new window" in pages["new window en"]
     assert "الفتح في نافذة جديدة" in pages["new window ar"]
+    assert "allow cookies for Daleel" in pages["cookies blocked en"]
     assert 'lang="ar" dir="rtl"' in pages["picker ar"]
 
     errors = validate(pages, tmp_path)

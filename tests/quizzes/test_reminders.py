@@ -76,7 +76,7 @@ def test_at_the_learners_hour_a_reminder_says_how_many_are_due_with_links(learne
 
     [message] = mail.outbox
     assert message.to == ["amina@example.com"]
-    assert message.subject == "2 questions are due for review"
+    assert message.subject == "2 questions are due for review in Daleel"
     assert f"{ORIGIN}/en/review/" in message.body
     unsubscribe = re.search(rf"{ORIGIN}/en/review/reminders/stop/[^/\s]+/", message.body).group(0)
     assert message.extra_headers["List-Unsubscribe"] == f"<{unsubscribe}>"
@@ -98,7 +98,7 @@ def test_before_the_hour_nothing_is_sent_and_never_a_second_mail_the_same_day(
     run_pass(MORNING_IN_RIYADH + timedelta(hours=1))
     run_pass(MORNING_IN_RIYADH + timedelta(hours=18))  # 23:00 in Riyadh, the same day
     assert len(mail.outbox) == 1
-    assert mail.outbox[0].subject == "1 question is due for review"
+    assert mail.outbox[0].subject == "1 question is due for review in Daleel"
 
     run_pass(MORNING_IN_RIYADH + timedelta(days=1))  # the next morning
     assert len(mail.outbox) == 2
@@ -217,6 +217,22 @@ def test_a_tampered_link_says_so_and_changes_nothing(learner_with_email, lang):
             assert "This link is not valid" in response.content.decode()
 
     assert Profile.objects.get(pk=profile.pk).reminder_hour == 8
+
+
+def test_a_link_stops_working_once_the_learner_has_another_address(learner_with_email):
+    profile = opted_in(learner_with_email)
+    sent_to_the_old_address = unsubscribe_token(profile)
+    user = profile.user
+    user.email = "new-address@example.org"
+    user.save(update_fields=["email"])
+
+    stale = Client().post(f"/en/review/reminders/stop/{sent_to_the_old_address}/")
+    assert stale.status_code == 400
+    assert Profile.objects.get(pk=profile.pk).reminder_hour == 8
+
+    current = Client().post(f"/en/review/reminders/stop/{unsubscribe_token(profile)}/")
+    assert current.status_code == 200
+    assert Profile.objects.get(pk=profile.pk).reminder_hour is None
 
 
 def test_reminders_send_counts_what_it_queued(learner_with_email, quiz):

@@ -126,3 +126,14 @@ def test_a_learner_without_cards_sees_no_chart(learner_client):
 
 def test_the_review_page_links_to_statistics(learner_client):
     assert 'href="/en/review/statistics/"' in learner_client.get("/en/review/").content.decode()
+
+
+@time_machine.travel(NOW, tick=False)
+def test_the_charts_dates_are_day_first_in_arabic_as_its_table_is(learner_client, cards):
+    arabic = learner_client.get("/ar/review/statistics/").content.decode()
+    english = learner_client.get("/en/review/statistics/").content.decode()
+
+    labels = re.findall(r'class="due-chart__label"[^>]*>([^<]+)</text>', arabic)
+    assert labels[0] == "اليوم" and "9 نوفمبر" in labels, labels
+    assert not [label for label in labels if re.fullmatch(r"\D+ \d+", label)]
+    assert "Nov 9" in re.findall(r'class="due-chart__label"[^>]*>([^<]+)</text>', english)

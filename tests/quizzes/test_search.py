@@ -58,3 +58,25 @@ def test_seed_quizzes_are_searchable_once_loaded():
     for quiz in Quiz.objects.all():
         assert quiz.search_text
         assert search_normalise(quiz.title_ar).split()[0] in quiz.search_text
+
+
+@pytest.mark.parametrize(
+    ("typed", "same_as"),
+    [
+        ("مرحلة", "مراحل"),  # a broken plural and its singular
+        ("التكلفة", "وتكاليف"),
+        ("سؤال", "الأسئلة"),
+        ("نقطة", "نقاط"),
+        ("وبالتجزئة", "التجزئة"),  # و + ب + the article
+        ("فالتجزئة", "التجزئة"),  # ف + the article
+        ("كالمعاملات", "المعاملات"),  # ك + the article
+        ("بإعادة", "إعادة"),  # ب without the article
+        ("لحفظ", "حفظ"),  # ل without the article
+    ],
+)
+def test_prefixes_and_broken_plurals_come_to_one_stem(typed, same_as):
+    assert search_words(typed) == search_words(same_as)
+
+
+def test_words_that_begin_with_a_prepositions_letter_keep_it():
+    assert search_words("بايت لكل") == ["بايت", "لكل"]

@@ -58,6 +58,17 @@ def _shown(client, lang: str, query: str) -> list[str]:
         ("shard", [ZERO]),  # "sharded", "sharding"
         ("recomp", [ACTIVATION]),  # a word typed half-way
         ("zero التجزئة", [ZERO]),  # every word must match, in either language
+        # Broken plurals by their singular and back (issue 44): «مراحل التجزئة», «وتكاليف».
+        ("مرحلة", [ZERO]),
+        ("المراحل", [ZERO]),
+        ("التكلفة", [ACTIVATION, ZERO]),
+        ("تكلفة الاتصال", [ZERO]),
+        # Stacked prefixes: و+ب+ال, ف+ال, ك+ال; ب, ل without the article.
+        ("وبالتجزئة", [ZERO]),
+        ("فالتجزئة", [ZERO]),
+        ("كالمعاملات", [ZERO]),
+        ("بإعادة", [ACTIVATION]),
+        ("لحفظ التنشيطات", [ACTIVATION]),
         ("optimiser recompute", []),
         ("تجزئة التنشيط", []),
         ("%", []),
@@ -87,6 +98,18 @@ def test_a_typo_finds_the_quiz_of_its_closest_spelling_and_says_so(
     assert _shown(client, lang, query) == found
     page = client.get(f"/{lang}/", {"q": query}).content.decode()
     assert ("data-search-corrected" in page) == bool(found)
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_a_correction_that_finds_nothing_either_says_only_that_nothing_matches(
+    client, seeded, lang
+):
+    """«الدقة المختلطة» is in no title or description: its closest spelling finds nothing too,
+    so the page says that no quiz matches, without the note that it corrected the search."""
+    page = client.get(f"/{lang}/", {"q": "الدقة المختلطة"}).content.decode()
+    assert _shown(client, lang, "الدقة المختلطة") == []
+    assert "data-search-corrected" not in page
+    assert 'class="empty"' in page
 
 
 def test_a_search_that_finds_something_as_typed_is_not_corrected(client, seeded):

@@ -4,23 +4,21 @@ from urllib.parse import urlencode
 
 import pytest
 from django.test import Client
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizzes.attempts import attempt_start
 from quizzes.forms import AnswerForm
 from quizzes.models import Answer, Attempt
 from tests.factories import make_quiz, make_user
+from tests.fuzzing import examples
 from tests.site_urls import every_url as site_urls
 from tests.site_urls import url_names, url_values
 
 pytestmark = pytest.mark.django_db
 
-FUZZ = settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+# The examples' number by profile (tests/fuzzing.py); deadline and health checks: the profile's.
+FUZZ = settings(max_examples=examples(150))
 
 junk = st.one_of(
     st.text(max_size=300),
@@ -66,7 +64,7 @@ def test_junk_answers_never_error_and_change_nothing(learner_client, scene, choi
         assert _snapshot() == before
 
 
-@settings(FUZZ, max_examples=20)
+@settings(FUZZ, max_examples=examples(20))
 @given(other_choice_offset=st.integers(min_value=0, max_value=7))
 def test_choices_of_other_learners_quizzes_are_refused(learner_client, scene, other_choice_offset):
     mine, theirs = scene
@@ -78,7 +76,7 @@ def test_choices_of_other_learners_quizzes_are_refused(learner_client, scene, ot
     assert _snapshot() == before
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=examples(60))
 @given(username=st.text(max_size=200), password=st.text(max_size=200), page=junk)
 def test_junk_sign_ups_sign_ins_and_pages_never_error(client, username, password, page):
     users_before = client.get("/en/").status_code
@@ -95,7 +93,7 @@ def test_junk_sign_ups_sign_ins_and_pages_never_error(client, username, password
     assert client.get("/en/", {"page": page}).status_code < 500
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=examples(60))
 @given(page=junk)
 def test_junk_history_pages_never_error(learner_client, scene, page):
     assert learner_client.get("/en/attempts/", {"page": page}).status_code == 200
@@ -195,7 +193,7 @@ def _send(url, who, method, headers, query, people):
 
 
 @pytest.mark.parametrize("name", SITE_URL_NAMES)
-@settings(FUZZ, max_examples=25)
+@settings(FUZZ, max_examples=examples(25))
 @given(language=st.sampled_from(["en", "ar"]), **request_junk)
 def test_junk_headers_and_query_strings_never_error_on_any_site_view(
     every_url, learner, instructor, name, language, who, method, headers, query
@@ -204,7 +202,7 @@ def test_junk_headers_and_query_strings_never_error_on_any_site_view(
     _send(url, who, method, headers, query, {"learner": learner, "instructor": instructor})
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=examples(80))
 @given(data=st.data(), **request_junk)
 def test_junk_headers_and_query_strings_never_error_in_the_admin(
     every_url, learner, instructor, data, who, method, headers, query

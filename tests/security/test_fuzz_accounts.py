@@ -10,11 +10,14 @@ from accounts.models import Profile
 from quizzes.attempts import answer_record, attempt_start
 from quizzes.models import QuestionReport
 from tests.factories import PASSWORD, make_quiz, wrong_choice
+from tests.fuzzing import examples
 
 from .test_fuzz import FUZZ, junk
 
 pytestmark = pytest.mark.django_db
-FEWER = settings(FUZZ, max_examples=50)  # forms of plain fields: fewer cases find the same
+FEWER = settings(
+    FUZZ, max_examples=examples(50)
+)  # forms of plain fields: fewer cases find the same
 
 User = get_user_model()
 next_urls = st.one_of(

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0019_review_answer_ratings'),
+        ('quizzes', '0020_search_text_arabic_prefixes_and_plurals'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0020_typed_matching_and_ordering_questions'),
+        ('quizzes', '0021_typed_matching_and_ordering_questions'),
     ]
 
     operations = [

@@ -33,6 +33,6 @@ class Migration(migrations.Migration):
     """Instructors write the accepted answers, pairs and items of short-answer, matching and
     ordering questions, as they write choices and accepted numbers."""
 
-    dependencies = [("quizzes", "0021_seed_additions")]
+    dependencies = [("quizzes", "0022_seed_additions")]
 
     operations = [migrations.RunPython(grant, revoke)]
