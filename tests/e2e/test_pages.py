@@ -22,6 +22,7 @@ from playwright.sync_api import BrowserContext, Page
 
 from quizzes.models import Guide, Quiz
 from tests import factories
+from tests.arabic_wording import problems as arabic_problems
 from tests.test_html_validity import HTMX_ATTRIBUTE
 
 from . import support
@@ -121,6 +122,10 @@ def test_every_page_type_passes_every_page_check(
         page, axe_source, screenshots_dir, f"{index:02d}-{page_type}-{lang}", problems=problems
     )
     failures += [f"-- HTML: {error}" for error in _invalid(html_checker, problems.documents)]
+    if lang == "ar":
+        # Read as a native reader does: no forbidden form, no English sentence, no control
+        # worded as an order (tests/arabic_wording.py).
+        failures += [f"-- Arabic: {problem}" for problem in arabic_problems(page.content())]
     assert problems.documents, "no document was loaded"
     assert not failures, f"{page_type} ({lang}) at {page.url}:\n" + "\n".join(failures)
 
