@@ -160,21 +160,24 @@ def _new_question_on_its_own_page(admin_client, quiz, question: dict):
     return admin_client.post("/en/admin/quizzes/question/add/", data)
 
 
-@pytest.mark.parametrize("page", ["quiz", "question"])
+@pytest.mark.parametrize("admin_page", ["quiz", "question"])
 @pytest.mark.parametrize(
     ("kind", "message"),
     [
         ("truefalse", "A true-or-false question has exactly two choices: True and False."),
         ("single", "A question needs at least two choices."),
         ("numerical", "Give at least one accepted number worth 100%."),
+        ("short", "Give at least one accepted answer worth 100%."),
+        ("matching", "A matching question needs at least two pairs with a prompt."),
+        ("ordering", "An ordering question needs at least two items."),
     ],
 )
 def test_a_question_without_its_choices_or_numbers_is_refused_on_both_pages_alike(
-    admin_client, page, kind, message
+    admin_client, admin_page, kind, message
 ):
     quiz = make_quiz(questions=0, is_published=False)
     question = {"kind": kind, "prompt_en": "True?", "explanation_en": "Yes."}
-    save = _new_question_on_the_quiz_page if page == "quiz" else _new_question_on_its_own_page
+    save = _new_question_on_the_quiz_page if admin_page == "quiz" else _new_question_on_its_own_page
 
     response = save(admin_client, quiz, question)
 
@@ -213,3 +216,71 @@ def test_the_kind_select_carries_true_and_false_in_both_languages_for_the_page_s
         assert 'data-true-en="True"' in select[0] and 'data-false-en="False"' in select[0]
         assert 'data-true-ar="صواب"' in select[0] and 'data-false-ar="خطأ"' in select[0]
         assert "admin/daleel-kinds.js" in page
+
+
+@pytest.mark.parametrize("admin_page", ["quiz", "question"])
+def test_typed_matched_and_ordered_questions_are_written_with_their_parts_on_both_pages(
+    admin_client, admin_page
+):
+    from tests.admin_posts import inline, typed_sections
+
+    quiz = make_quiz(questions=1, is_published=False)
+    base = {"prompt_en": "What does ZeRO-1 shard?", "explanation_en": "Optimizer states."}
+    rows = {
+        "short": {
+            "accepted_texts": [
+                {
+                    "position": "",
+                    "text_en": "optimizer states",
+                    "text_ar": "حالات المحسّن",
+                    "fraction": "1",
+                },
+                {"position": "", "text_en": "states", "fraction": "0.5", "exact": "on"},
+            ]
+        },
+        "matching": {
+            "pairs": [
+                {"position": "", "prompt_en": "ZeRO-1", "match_en": "optimizer states"},
+                {"position": "", "prompt_en": "ZeRO-2", "match_en": "gradients"},
+                {"position": "", "match_en": "activations"},
+            ]
+        },
+        "ordering": {
+            "order_items": [
+                {"position": "", "text_en": "forward"},
+                {"position": "", "text_en": "backward"},
+            ]
+        },
+    }
+    for kind, sections in rows.items():
+        if admin_page == "quiz":
+            question = {
+                "kind": kind,
+                **base,
+                **inline("choices", []),
+                **inline("numerical_answers", []),
+            }
+            for section in ("accepted_texts", "pairs", "order_items"):
+                question |= inline(section, sections.get(section, []))
+            response = _new_question_on_the_quiz_page(admin_client, quiz, question)
+        else:
+            data = {"quiz": str(quiz.pk), "position": "", "kind": kind, **base}
+            data |= inline("choices", []) | inline("numerical_answers", [])
+            data |= typed_sections(**sections)
+            response = admin_client.post("/en/admin/quizzes/question/add/", data)
+        assert response.status_code == 302, page_errors(response)
+    short, matching, ordering = (
+        quiz.questions.filter(kind=kind).get() for kind in ("short", "matching", "ordering")
+    )
+    assert [
+        (t.text_en, t.fraction, t.exact) for t in short.accepted_texts.order_by("position")
+    ] == [
+        ("optimizer states", 1, False),
+        ("states", Decimal("0.5"), True),
+    ]
+    pairs = list(matching.pairs.all())
+    assert len(pairs) == 3 and sum(1 for pair in pairs if not pair.prompt_en) == 1  # a distractor
+    assert list(ordering.order_items.order_by("position").values_list("text_en", flat=True)) == [
+        "forward",
+        "backward",
+    ]
