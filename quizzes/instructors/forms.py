@@ -72,7 +72,8 @@ class BilingualFieldsMixin:
                 field.widget.attrs.update({"lang": "ar", "dir": "rtl"})
             elif language == "en":
                 field.widget.attrs.update({"lang": "en", "dir": "ltr"})
-            if language in {"ar", "en"} and base in TEXTAREA_ROWS:
+            textarea = isinstance(field.widget, forms.Textarea)
+            if language in {"ar", "en"} and base in TEXTAREA_ROWS and textarea:
                 field.widget.attrs["rows"] = TEXTAREA_ROWS[base]
             long_text = db_field.name in LONG_TEXTS or (
                 language in {"ar", "en"} and base in LONG_TEXTS

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from quizzes.models import Attempt, Quiz
-from tests.admin_posts import inline, save_guide
+from tests.admin_posts import QUESTION_SECTIONS, inline, save_guide
 from tests.factories import make_guide, make_instructor, make_quiz
 
 pytestmark = pytest.mark.django_db
@@ -128,9 +128,9 @@ def test_an_instructor_sets_a_quizs_position_in_its_guide(instructor_client, gui
     assert 'name="guide_position"' in page
     questions = {"questions-TOTAL_FORMS": "3", "questions-INITIAL_FORMS": "3"}
     for index, question in enumerate(quiz.questions.order_by("position")):
-        # Its choices and numbers, as the page nests them: none edited here.
-        questions |= inline(f"questions-{index}-choices", [])
-        questions |= inline(f"questions-{index}-numerical_answers", [])
+        # Its sections, as the page nests them: none edited here.
+        for section in QUESTION_SECTIONS:
+            questions |= inline(f"questions-{index}-{section}", [])
         questions[f"questions-{index}-id"] = str(question.pk)
         questions[f"questions-{index}-quiz"] = str(quiz.pk)
         questions[f"questions-{index}-position"] = str(question.position)
