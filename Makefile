@@ -38,10 +38,15 @@ PYTEST_ARGS ?=
 WORKERS ?= auto
 PARALLEL := -m "not e2e and not servers" -n $(WORKERS)
 
+# The server tests mostly wait (on the outages they cause): they run beside the browser tests,
+# and their report is printed after the browser tests'; either failing fails the target.
 test: install system-packages
 	$(PYTEST) $(PARALLEL) $(PYTEST_ARGS)
-	$(PYTEST) -m servers $(PYTEST_ARGS)
-	$(PYTEST) -m e2e $(PYTEST_ARGS)
+	@log=$$(mktemp); \
+	($(PYTEST) -m servers $(PYTEST_ARGS) > $$log 2>&1; echo $$? > $$log.status) & servers=$$!; \
+	$(PYTEST) -m e2e $(PYTEST_ARGS); e2e=$$?; \
+	wait $$servers; echo "== the server tests"; cat $$log; status=$$(cat $$log.status); \
+	rm -f $$log $$log.status; test $$e2e = 0 && test $$status = 0
 
 # The change loop: everything but the browser and the servers, in parallel (about 4 minutes
 # on two cores; README, "Running the tests").
