@@ -90,8 +90,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
-    # A quiz's questions with their choices on one admin page (quizzes/admin.py).
-    "nested_admin",
     "django_htmx",
     # The queue of background tasks (TASKS, below) in the database, and its `db_worker`.
     "config.library_apps.TasksConfig",
@@ -126,6 +124,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Reads a POST before CSRF's check does, to answer one over the upload limits with a page
+    # that says so (after authentication: the admin's page knows its instructor).
+    "config.uploads.upload_limits",
     "accounts.middleware.private_when_signed_in",
     # After authentication: the signed-in learner's time zone (Profile.time_zone).
     "accounts.middleware.learner_time_zone",
@@ -427,6 +428,16 @@ TIME_ZONE = "UTC"
 
 MODELTRANSLATION_DEFAULT_LANGUAGE = "en"
 MODELTRANSLATION_FALLBACK_LANGUAGES = {"default": ("en",), "en": ("ar",)}
+
+# What one request may send. A quiz's page posts every question with its parts (a question
+# about 14 fields and 2 file inputs, a choice 11 fields and a file input; files left empty count
+# as file parts where the page's script does not run): sized for a quiz of 100 questions of
+# up to 10 choices each, well past the 1,000 fields and 100 files Django starts with. Beyond
+# them the page says what happened and how to go on (config/uploads.py), and its script refuses
+# before sending. The text itself (not the images) is at most this many bytes.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("DATA_UPLOAD_MAX_NUMBER_FIELDS", 12_500)
+DATA_UPLOAD_MAX_NUMBER_FILES = env_int("DATA_UPLOAD_MAX_NUMBER_FILES", 1_200)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024)
 
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")

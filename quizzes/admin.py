@@ -16,7 +16,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
-from nested_admin import NestedModelAdminMixin, NestedStackedInlineMixin
+
+from config.uploads import limits as upload_limits
 
 from .instructors import exports
 from .instructors.deletion import KeepsLastQuestionOfPublishedQuizMixin
@@ -39,7 +40,9 @@ from .instructors.images import (
     ChoiceInlineForm,
     RemovesImageFilesMixin,
 )
+from .instructors.parts import part_formsets_of, section_prefetches, section_templates
 from .instructors.preview import QuestionPreviewMixin
+from .instructors.rendering import ROWS
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
@@ -66,12 +69,10 @@ def open_reports_url(**filters) -> str:
     return f"{reverse('admin:quizzes_questionreport_changelist')}?status=open{query}"
 
 
-class ChoiceInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
+class ChoiceInline(BilingualFieldsMixin, TranslationStackedInline):
     model = Choice
     form = ChoiceInlineForm
     formset = ChoiceInlineFormSet
-    # Dragged by its heading (django-nested-admin), or moved by typing its position.
-    sortable_field_name = "position"
     # A choice's text is Markdown, code and line breaks included: a box of several lines.
     formfield_overrides = {models.CharField: {"widget": forms.Textarea(attrs={"rows": 2})}}
     fields = [
@@ -85,29 +86,25 @@ class ChoiceInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationSt
     ordering = ["position"]
 
 
-class NumericalAnswerInline(
-    BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline
-):
+class NumericalAnswerInline(BilingualFieldsMixin, TranslationStackedInline):
     """A numerical question's accepted numbers: a value, give or take a tolerance (a range
     from 100 to 120 is 110 ± 10), each worth a share of the mark."""
 
     model = NumericalAnswer
     form = InlineRowForm
     formset = NumericalAnswerInlineFormSet
-    sortable_field_name = "position"
     fields = [("position", "value", "tolerance", "fraction"), ("feedback_en", "feedback_ar")]
     extra = 0
     ordering = ["position"]
 
 
-class AcceptedTextInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
+class AcceptedTextInline(BilingualFieldsMixin, TranslationStackedInline):
     """A short-answer question's accepted answers, each worth a share of the mark (100% for a
     whole answer); matched as people type unless marked exact (quizzes/typed.py)."""
 
     model = AcceptedText
     form = InlineRowForm
     formset = AcceptedTextInlineFormSet
-    sortable_field_name = "position"
     fields = [
         ("position", "fraction", "exact"),
         ("text_en", "text_ar"),
@@ -117,59 +114,88 @@ class AcceptedTextInline(BilingualFieldsMixin, NestedStackedInlineMixin, Transla
     ordering = ["position"]
 
 
-class MatchPairInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
+class MatchPairInline(BilingualFieldsMixin, TranslationStackedInline):
     """A matching question's pairs: a prompt and its match; a match without a prompt is a
     distractor, offered to every prompt."""
 
     model = MatchPair
     form = InlineRowForm
     formset = MatchPairInlineFormSet
-    sortable_field_name = "position"
     fields = ["position", ("prompt_en", "prompt_ar"), ("match_en", "match_ar")]
     extra = 0
     ordering = ["position"]
 
 
-class OrderItemInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
+class OrderItemInline(BilingualFieldsMixin, TranslationStackedInline):
     """An ordering question's items, in the right order: learners see them shuffled."""
 
     model = OrderItem
     form = InlineRowForm
     formset = OrderItemInlineFormSet
-    sortable_field_name = "position"
     fields = ["position", ("text_en", "text_ar")]
     extra = 0
     ordering = ["position"]
 
 
-# Every section a question may have; its kind shows the one it uses (daleel-kinds.js).
-QUESTION_PART_INLINES = [
-    ChoiceInline,
-    NumericalAnswerInline,
-    AcceptedTextInline,
-    MatchPairInline,
-    OrderItemInline,
-]
-# Which kinds use each section.
-SECTION_KINDS = {
-    ChoiceInline: {"single", "multiple", "truefalse"},
-    NumericalAnswerInline: {"numerical"},
-    AcceptedTextInline: {"short"},
-    MatchPairInline: {"matching"},
-    OrderItemInline: {"ordering"},
+# A question's sections, by the related name of their rows (quizzes/instructors/parts.py): the
+# inlines are not the admin's inlines of any page, but say each section's fields, widgets and
+# permissions; a question's form holds the sections its kind uses.
+SECTION_INLINES = {
+    "choices": ChoiceInline,
+    "numerical_answers": NumericalAnswerInline,
+    "accepted_texts": AcceptedTextInline,
+    "pairs": MatchPairInline,
+    "order_items": OrderItemInline,
 }
 
 
-class QuestionInline(BilingualFieldsMixin, NestedStackedInlineMixin, TranslationStackedInline):
-    """A quiz's questions on its own page, each with its choices or accepted numbers nested
-    (django-nested-admin): the whole quiz is one page and one save. Questions and choices
-    move by dragging their heading, or by typing positions (the keyboard's way)."""
+class QuestionSectionsMixin:
+    """For the admins whose question forms hold the question's parts: the quiz's questions
+    inline and the question's own page."""
+
+    def question_form(self, request, form: type[forms.ModelForm]) -> type[forms.ModelForm]:
+        """`form` with this request's sections: their formset classes, and which of them the
+        instructor may change."""
+        formsets = {}
+        changeable = set()
+        for section, inline_class in SECTION_INLINES.items():
+            inline = inline_class(Question, self.admin_site)
+            if not inline.has_view_or_change_permission(request):
+                continue
+            formset = inline.get_formset(request, None)
+            formset.can_add = inline.has_add_permission(request, None)
+            # The factory's class says renderer None; the section's is Jinja2's (parts.py).
+            formset.renderer = ROWS
+            formset.layout = tuple(
+                tuple(line) if isinstance(line, (list, tuple)) else (line,)
+                for line in inline.fields
+            )
+            formsets[section] = formset
+            if inline.has_change_permission(request):
+                changeable.add(section)
+        attrs = {
+            "section_formsets": formsets,
+            "changeable_sections": frozenset(changeable),
+            "layout": tuple(
+                tuple(line) if isinstance(line, (list, tuple)) else (line,)
+                for line in getattr(self, "fields", None) or ()
+            ),
+        }
+        return type(form.__name__, (form,), attrs)
+
+
+class QuestionInline(QuestionSectionsMixin, BilingualFieldsMixin, TranslationStackedInline):
+    """A quiz's questions on its own page, each with the parts its kind uses (its choices,
+    accepted numbers or answers, pairs or items): the whole quiz is one page and one save.
+    Questions and parts move by dragging their heading, or by typing positions (the
+    keyboard's way)."""
 
     model = Question
     form = QuestionInlineForm
     formset = QuestionInlineFormSet
-    inlines = QUESTION_PART_INLINES
-    sortable_field_name = "position"
+    # Django's stacked inline with each question's sections (pinned by
+    # tests/test_library_templates.py).
+    template = "admin/quizzes/quiz/questions.html"
     fields = [
         ("position", "kind"),
         ("prompt_en", "prompt_ar"),
@@ -182,6 +208,43 @@ class QuestionInline(BilingualFieldsMixin, NestedStackedInlineMixin, Translation
     extra = 0
     ordering = ["position"]
     show_change_link = True
+
+    def get_queryset(self, request):
+        # Each question's sections read once for the whole page, not once per question.
+        queryset = super().get_queryset(request).select_related("quiz")
+        return queryset.prefetch_related(*section_prefetches())
+
+    def get_formset(self, request, obj=None, **kwargs):
+        kwargs["form"] = self.question_form(request, kwargs.get("form", self.form))
+        return super().get_formset(request, obj, **kwargs)
+
+
+class QuestionPartsPageMixin:
+    """For the quiz's and the question's pages: the page's templates of a question's sections
+    (one per section, whatever the number of questions), and the admin's history of a change
+    naming the parts added, changed and deleted too."""
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        context["upload_limits"] = upload_limits()
+        adminform = context.get("adminform")
+        if adminform is not None and hasattr(adminform.form, "part_formsets"):
+            context["section_templates"] = section_templates(type(adminform.form))
+        for inline in context.get("inline_admin_formsets") or []:
+            if hasattr(inline.formset.form, "section_formsets"):
+                context["section_templates"] = section_templates(
+                    inline.formset.form, question_prefix=inline.formset.prefix
+                )
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        parts = [
+            formset
+            for formset in part_formsets_of(
+                [form, *(row for formset in formsets for row in formset.forms)]
+            )
+            if hasattr(formset, "new_objects")
+        ]
+        return super().construct_change_message(request, form, [*formsets, *parts], add)
 
 
 class GuideQuizInline(admin.TabularInline):
@@ -201,7 +264,7 @@ class GuideQuizInline(admin.TabularInline):
         return False
 
 
-class QuizOverrideInline(NestedStackedInlineMixin, admin.StackedInline):
+class QuizOverrideInline(admin.StackedInline):
     """Per-learner extra time and attempts, from that learner's next start."""
 
     model = QuizOverride
@@ -226,9 +289,9 @@ class QuizAdmin(
     InstructorToolsMixin,
     AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
+    QuestionPartsPageMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,
-    NestedModelAdminMixin,
     TranslationAdmin,
 ):
     form = QuizForm
@@ -364,9 +427,10 @@ class QuestionAdmin(
     QuestionPreviewMixin,
     AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
+    QuestionPartsPageMixin,
+    QuestionSectionsMixin,
     MovesContentVersionMixin,
     BilingualFieldsMixin,
-    NestedModelAdminMixin,
     TranslationAdmin,
 ):
     form = QuestionForm
@@ -385,19 +449,12 @@ class QuestionAdmin(
         ("explanation_image_alt_en", "explanation_image_alt_ar"),
     ]
     ordering = ["quiz", "position"]
-    # Every section, so that changing the kind is one save; those the kind does not use are
-    # folded (and hidden by daleel-kinds.js).
-    inlines = QUESTION_PART_INLINES
-
-    def get_inline_instances(self, request, obj=None):
-        inlines = super().get_inline_instances(request, obj)
-        if obj is not None:
-            for inline in inlines:
-                unused = obj.kind not in SECTION_KINDS[type(inline)]
-                inline.classes = ["collapse"] if unused else []
-        return inlines
+    def save_related(self, request, form, formsets, change) -> None:
+        form.save_parts()  # before the content version moves (MovesContentVersionMixin)
+        super().save_related(request, form, formsets, change)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["form"] = self.question_form(request, kwargs.get("form", self.form))
         form = super().get_form(request, obj, change=change, **kwargs)
         if obj is not None and "quiz" in form.base_fields:
             # A question stays in its quiz: moved, it would take learners' answers and scores

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
+
 
 # The sections of a question, one per kind's parts (a question's page shows them all).
 QUESTION_SECTIONS = ("choices", "numerical_answers", "accepted_texts", "pairs", "order_items")
@@ -140,3 +142,106 @@ def save_guide(client, guide, *, positions: dict[int, int] | None = None, **fiel
     data |= {name: str(value) for name, value in fields.items()}
     data |= inline("quizzes", rows, initial=len(rows))
     return client.post(f"/en/admin/quizzes/guide/{guide.pk}/change/", data)
+
+
+class _BrowserForm(HTMLParser):
+    """What a browser without JavaScript submits of a page's form: its enabled controls outside
+    `<template>`s, checked boxes only, each select's selected options, textareas as typed (the
+    newline after the tag dropped, as HTML parsers do)."""
+
+    def __init__(self, form_id: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.form_id = form_id
+        self.in_form = False
+        self.templates = 0
+        self.fields: list[tuple[str, str]] = []
+        self.files: list[str] = []
+        self._select: str | None = None
+        self._select_values: list[tuple[str, bool]] = []
+        self._textarea: str | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "form":
+            self.in_form = attributes.get("id") == self.form_id
+            return
+        if tag == "template":
+            self.templates += 1
+        if not self.in_form or self.templates or "disabled" in attributes:
+            if tag == "select":
+                self._select = None
+            return
+        name = attributes.get("name")
+        if tag == "input" and name:
+            kind = attributes.get("type", "text")
+            if kind in {"submit", "button", "reset", "image"}:
+                return
+            if kind in {"checkbox", "radio"} and "checked" not in attributes:
+                return
+            if kind == "file":
+                self.files.append(name)
+                return
+            default = "on" if kind in {"checkbox", "radio"} else ""
+            self.fields.append((name, attributes.get("value", default)))
+        elif tag == "select" and name:
+            self._select, self._select_values = name, []
+        elif tag == "option" and self._select is not None:
+            self._select_values.append((attributes.get("value", ""), "selected" in attributes))
+        elif tag == "textarea" and name:
+            self._textarea, self._text = name, []
+
+    def handle_endtag(self, tag):
+        if tag == "template":
+            self.templates -= 1
+        elif tag == "form":
+            self.in_form = False
+        elif tag == "select" and self._select is not None:
+            chosen = [value for value, selected in self._select_values if selected]
+            self.fields.append((self._select, (chosen or [self._select_values[0][0]])[0]))
+            self._select = None
+        elif tag == "textarea" and self._textarea is not None:
+            text = "".join(self._text)
+            self.fields.append((self._textarea, text[1:] if text.startswith("\n") else text))
+            self._textarea = None
+
+    def handle_data(self, data):
+        if self._textarea is not None:
+            self._text.append(data)
+
+
+def browser_form(page: str, form_id: str) -> _BrowserForm:
+    """The fields (name, value) and the file inputs' names a browser without JavaScript sends
+    from `page`'s form `form_id`."""
+    parser = _BrowserForm(form_id)
+    parser.feed(page)
+    return parser
+
+
+def post_as_browser(client, url: str, form: _BrowserForm, changes: dict[str, str] | None = None):
+    """POST `form` as a browser without JavaScript does: multipart, each empty file input as an
+    empty file part (Django counts those against DATA_UPLOAD_MAX_NUMBER_FILES), with `changes`
+    ({name: value}) made to its fields and added where it has none."""
+    changes = dict(changes or {})
+    boundary = "daleel-test-boundary"
+    lines: list[bytes] = []
+    fields = [(name, changes.pop(name, value)) for name, value in form.fields]
+    for name, value in [*fields, *changes.items()]:
+        lines += [
+            f"--{boundary}".encode(),
+            f'Content-Disposition: form-data; name="{name}"'.encode(),
+            b"",
+            str(value).encode(),
+        ]
+    for name in form.files:
+        lines += [
+            f"--{boundary}".encode(),
+            f'Content-Disposition: form-data; name="{name}"; filename=""'.encode(),
+            b"Content-Type: application/octet-stream",
+            b"",
+            b"",
+        ]
+    lines += [f"--{boundary}--".encode(), b""]
+    return client.post(
+        url, b"\r\n".join(lines), content_type=f"multipart/form-data; boundary={boundary}"
+    )

@@ -1,5 +1,5 @@
 """Our templates that stand in for a library's (django-allauth's pages and mails, Django's admin,
-django-nested-admin's inline) are written against the library's template as it is now: its
+and our copies of the admin's stacked inline and fieldset for a quiz's questions) are written against the library's template as it is now: its
 blocks, its context, its wording. Each is pinned here to the library's file by its SHA-256, so
 that an upgrade that changes the library's template fails this test, and whoever upgrades reads
 the new template and brings ours in line (then records its new hash). A template of ours that
@@ -258,13 +258,24 @@ PINNED = {
         "allauth",
         "4b202a2efbc5fa8f0bd9bf48874e20713b2a4ebced721ae6a1a87951d73a76a7",
     ),
-    "nesting/admin/inlines/stacked.html": (
-        "nested_admin",
-        "7128bcf38b16ba3064b76cc3ab2959ef8cd6a92fcfc0d0061d6090deb2ad12e5",
+}
+
+# Our copies of a library's template under another name: (the library's package, its
+# template's path, the SHA-256 of that template when ours was written).
+COPIED = {
+    "admin/quizzes/quiz/questions.html": (
+        "django.contrib.admin",
+        "admin/edit_inline/stacked.html",
+        "ab80d40a24dfae5572a4c57a4ebbe4378ce5d500dee7b97e553bd870eeb29754",
+    ),
+    "admin/quizzes/row_fields.html": (
+        "django.contrib.admin",
+        "admin/includes/fieldset.html",
+        "cdcfa96ca6b4672d417f204f48aee1a176bfcf35891f187b7599246162a6f594",
     ),
 }
 
-LIBRARIES = ("allauth", "django.contrib.admin", "nested_admin")
+LIBRARIES = ("allauth", "django.contrib.admin")
 
 
 def _library_templates(package: str) -> Path:
@@ -281,6 +292,17 @@ def test_every_library_template_we_replace_is_as_it_was_when_ours_was_written():
         if hashlib.sha256(theirs.read_bytes()).hexdigest() != digest:
             changed[path] = package
     assert changed == {}, "the library's template changed under ours: read it, update ours"
+
+
+def test_every_library_template_we_copied_under_another_name_is_as_it_was():
+    changed = {}
+    for ours, (package, path, digest) in COPIED.items():
+        assert (TEMPLATES / ours).exists(), ours
+        theirs = _library_templates(package) / path
+        assert theirs.exists(), f"{package} no longer has {path}: is {ours} still needed?"
+        if hashlib.sha256(theirs.read_bytes()).hexdigest() != digest:
+            changed[ours] = f"{package}:{path}"
+    assert changed == {}, "the library's template changed under our copy: read it, update ours"
 
 
 def test_every_template_of_ours_that_shadows_a_librarys_is_pinned():

@@ -26,9 +26,10 @@ from ..models import (
     validate_numerical_answers,
 )
 from ..text import TEXT_MAX_LENGTH
-from .gift_items import FALSE, TRUE
 from .images import ImageFormMixin, InlineImageInput
 from .imports import PLACEHOLDER_GUIDE_SLUG
+from .parts import PartsFormSetMixin, QuestionPartsFormMixin
+from .rendering import ROWS
 from .reordering import InlineRowForm, ReorderableInlineFormSet, live_forms
 
 # Rows for the translated text areas: enough to read a prompt or an explanation whole.
@@ -60,7 +61,7 @@ class BilingualFieldsMixin:
 
     class Media:
         css = {"all": ["admin/daleel-admin.css"]}
-        js = ["admin/daleel-reorder.js", "admin/daleel-kinds.js"]
+        js = ["admin/daleel-parts.js"]
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if isinstance(db_field, models.DecimalField):
@@ -68,6 +69,14 @@ class BilingualFieldsMixin:
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
         if field is not None:
             base, _sep, language = db_field.name.rpartition("_")
+            # modeltranslation's classes serve its tabbed fields' script, which these pages do
+            # without: the pages of a quiz are lighter without them.
+            classes = [c for c in field.widget.attrs.get("class", "").split() if c != "mt"]
+            classes = [c for c in classes if not c.startswith(("mt-field-", "mt-default", "mt-bidi"))]
+            if classes:
+                field.widget.attrs["class"] = " ".join(classes)
+            else:
+                field.widget.attrs.pop("class", None)
             if language == "ar":
                 field.widget.attrs.update({"lang": "ar", "dir": "rtl"})
             elif language == "en":
@@ -85,7 +94,7 @@ class BilingualFieldsMixin:
         return field
 
 
-class ChoiceInlineFormSet(ReorderableInlineFormSet):
+class ChoiceInlineFormSet(PartsFormSetMixin, ReorderableInlineFormSet):
     """A question's choices. "Correct" marks the right ones; a weight left empty is filled
     from the marks (the right ones share the whole mark; for several answers each wrong one
     takes a right one's share away), a weight typed is kept."""
@@ -98,7 +107,9 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         stored = [form.instance for form in self.initial_forms if form.instance.pk]
-        kind = getattr(self.instance, "kind", Question.Kind.SINGLE)
+        # The weights as stored: the form writes its own into the instance when cleaned.
+        self.stored_weights = {choice.pk: choice.fraction for choice in stored}
+        kind = self.question_kind
         if stored and [c.fraction for c in stored] == equal_weights(
             [c.is_correct for c in stored], kind=kind
         ):
@@ -107,7 +118,6 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
                 form.initial["fraction"] = None
 
     def add_fields(self, form, index) -> None:
-        super().add_fields(form, index)
         if "fraction" in form.fields:
             # Empty unless typed (not the model's 0): a new choice's weight is derived.
             form.fields["fraction"].initial = None
@@ -115,6 +125,7 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
             form.fields["fraction"].help_text = _(
                 "From -1 to 1. Leave empty and the right ones share the mark equally."
             )
+        super().add_fields(form, index)
 
     def get_unique_error_message(self, unique_check) -> str:
         return _("Two choices share a position; give each choice its own position.")
@@ -126,13 +137,13 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
         forms = live_forms(self)
         if not self.parent_row_stays():
             return
-        if not forms and self.rows_stored_unseen().exists():
+        if not forms and self.rows_stored_unseen():
             # Stored choices this page did not post (saved since it was opened): publishing
             # checks them with the rest (QuestionInlineFormSet).
             return
         # The same rules on the quiz's page as on the question's own: a question of choices
         # saved without any is refused on both.
-        kind = getattr(self.instance, "kind", Question.Kind.SINGLE)
+        kind = self.question_kind
         marks = [bool(form.cleaned_data.get("is_correct")) for form in forms]
         typed = [form.cleaned_data.get("fraction") for form in forms]
         weights = [
@@ -150,13 +161,13 @@ class ChoiceInlineFormSet(ReorderableInlineFormSet):
             kind=kind,
         )
         for form, weight in zip(forms, weights, strict=True):
-            if form.instance.pk and form.instance.fraction != weight:
+            if form.instance.pk and self.stored_weights.get(form.instance.pk) != weight:
                 # Filled here rather than typed: the row must still be saved.
                 form.changed_data.append("fraction")
             form.instance.fraction = weight
 
 
-class NumericalAnswerInlineFormSet(ReorderableInlineFormSet):
+class NumericalAnswerInlineFormSet(PartsFormSetMixin, ReorderableInlineFormSet):
     stale_message = _(
         "Someone else added an accepted number to this question since you opened this page. "
         "Reload the page to see it, then make your changes again."
@@ -172,9 +183,9 @@ class NumericalAnswerInlineFormSet(ReorderableInlineFormSet):
         forms = live_forms(self)
         if not self.parent_row_stays():
             return
-        if not forms and self.rows_stored_unseen().exists():
+        if not forms and self.rows_stored_unseen():
             return  # as for choices: publishing checks them
-        if getattr(self.instance, "kind", None) != Question.Kind.NUMERICAL:
+        if self.question_kind != Question.Kind.NUMERICAL:
             if forms:
                 raise ValidationError(
                     _("Only a numerical question has accepted numbers; delete them.")
@@ -188,7 +199,7 @@ class NumericalAnswerInlineFormSet(ReorderableInlineFormSet):
         )
 
 
-class KindPartsInlineFormSet(ReorderableInlineFormSet):
+class KindPartsInlineFormSet(PartsFormSetMixin, ReorderableInlineFormSet):
     """The parts of a short-answer, matching or ordering question (`kind`): refused on a
     question of another kind, checked together otherwise (models.parts_problems), the same on
     the question's page and the quiz's."""
@@ -207,15 +218,15 @@ class KindPartsInlineFormSet(ReorderableInlineFormSet):
         forms = live_forms(self)
         if not self.parent_row_stays():
             return
-        if not forms and self.rows_stored_unseen().exists():
+        if not forms and self.rows_stored_unseen():
             return  # as for choices: publishing checks them
-        kind = getattr(self.instance, "kind", None)
+        kind = self.question_kind
         if kind != self.kind and not forms:
             return
         rows = [form.instance for form in forms]
         for form, place in _places(forms).items():
             form.instance.position = form.cleaned_data.get("position") or place
-        parts_problems(kind or "", **{self.rows_name: rows})
+        parts_problems(kind, **{self.rows_name: rows})
 
 
 class AcceptedTextInlineFormSet(KindPartsInlineFormSet):
@@ -250,6 +261,24 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
 
     def get_unique_error_message(self, unique_check) -> str:
         return _("Two questions share a position; give each question its own position.")
+
+    @property
+    def empty_form(self):
+        # The row "Add another question" copies (Django's inlines.js), which the page's script
+        # enables once copied (daleel-parts.js): disabled, a template is never submitted.
+        form = super().empty_form
+        for field in form.fields.values():
+            field.widget.attrs["disabled"] = True
+        return form
+
+    def save(self, commit: bool = True):
+        saved = super().save(commit)
+        if commit:
+            deleted = set(self.deleted_forms)
+            for form in self.forms:
+                if form not in deleted and form.instance.pk:
+                    form.save_parts()
+        return saved
 
     def clean(self) -> None:
         super().clean()
@@ -313,47 +342,44 @@ def _places(forms) -> dict:
 
 
 def _nested_rows(form) -> dict[type, list] | None:
-    """The rows a question's form will store in its nested inlines (the quiz's page edits
-    choices and accepted numbers with their question), by model; None if one of them has
-    errors. A form without nested inlines has none."""
+    """The rows a question's form will store in its sections, by model; None if one of them
+    has errors."""
     rows: dict[type, list] = {}
-    for formset in getattr(form, "nested_formsets", []):
+    for formset in form.editable_part_formsets():
         if not formset.is_valid():
             return None
         # And those stored that the page did not show (saved since it was opened).
-        unseen = list(formset.rows_stored_unseen())
+        unseen = formset.rows_stored_unseen()
         rows[formset.model] = [row.instance for row in live_forms(formset)] + unseen
     return rows
 
 
 class KindShapesFormMixin(forms.ModelForm):
-    """A question's kind shapes its form (static/admin/daleel-kinds.js): the sections it does
-    not use are hidden, and true or false is given its two choices, written in both languages
-    as the GIFT import writes them; the instructor ticks the right one. Without JavaScript
-    every section shows, and the formsets check the same rules either way."""
+    """A question's kind shapes its form (static/admin/daleel-parts.js): its kind's section
+    shows, brought from the page's template of it when the kind changes, and true or false is
+    given its two choices. Without JavaScript the stored rows are edited, and the sections
+    check the same rules either way."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         if "kind" in self.fields:
-            self.fields["kind"].widget.attrs.update(
-                {
-                    "data-question-kind": "",
-                    "data-true-en": TRUE.en,
-                    "data-true-ar": TRUE.ar,
-                    "data-false-en": FALSE.en,
-                    "data-false-ar": FALSE.ar,
-                }
-            )
+            self.fields["kind"].widget.attrs["data-question-kind"] = ""
 
 
-class QuestionInlineForm(KindShapesFormMixin, ImageFormMixin, InlineRowForm):
-    """A question's row on its quiz's page, with its images, as on the question's own page."""
+class QuestionInlineForm(
+    QuestionPartsFormMixin, KindShapesFormMixin, ImageFormMixin, InlineRowForm
+):
+    """A question's row on its quiz's page, with its images, as on the question's own page:
+    its fields and sections written with Jinja2 (quizzes/instructors/rendering.py)."""
+
+    default_renderer = ROWS
+    template_name = "admin/quizzes/question_row.html"
 
     class Meta:
         widgets = {"image": InlineImageInput, "explanation_image": InlineImageInput}
 
 
-class QuestionForm(KindShapesFormMixin, ImageFormMixin, forms.ModelForm):
+class QuestionForm(QuestionPartsFormMixin, KindShapesFormMixin, ImageFormMixin, forms.ModelForm):
     """A question's own page: its position may be left empty, to put it after the others; its
     images are checked and re-encoded (`ImageFormMixin`)."""
 

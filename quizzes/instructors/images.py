@@ -231,11 +231,11 @@ class ChoiceInlineForm(ImageFormMixin, InlineRowForm):
 
 
 def _forms_of(formsets: Iterable) -> Iterable[forms.BaseForm]:
-    """Every row of these formsets and of the formsets nested in their rows."""
+    """Every row of these formsets and of the sections of their rows (a question's parts)."""
     for formset in formsets:
         for form in formset.forms:
             yield form
-            yield from _forms_of(getattr(form, "nested_formsets", []))
+            yield from _forms_of(getattr(form, "part_formsets", []))
 
 
 class AsksForImagesAgainMixin:
@@ -249,6 +249,7 @@ class AsksForImagesAgainMixin:
         if request.method == "POST":
             adminform = context.get("adminform")
             rows = [adminform.form] if adminform is not None else []
+            rows += _forms_of(getattr(adminform.form, "part_formsets", []) if rows else [])
             inlines = context.get("inline_admin_formsets") or []
             rows += _forms_of(inline.formset for inline in inlines)
             for form in rows:

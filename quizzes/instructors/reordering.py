@@ -11,7 +11,6 @@ from django import forms
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.forms.models import BaseInlineFormSet
 from django.utils.translation import gettext_lazy as _
-from nested_admin.formsets import NestedInlineFormSetMixin
 
 
 def live_forms(formset):
@@ -70,7 +69,25 @@ class InlineRowForm(forms.ModelForm):
             self.add_error(None, error)
 
 
-class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
+class StoredRowField(forms.ModelChoiceField):
+    """A row's hidden id, checked against the rows its formset read (`rows_stored`) rather
+    than by a query per row, as Django's own field does: a quiz's page saves hundreds."""
+
+    def __init__(self, *args, formset, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.formset = formset
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        rows = {str(row.pk): row for row in self.formset.rows_stored()}
+        row = rows.get(str(value))
+        if row is None:
+            raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
+        return row
+
+
+class ReorderableInlineFormSet(BaseInlineFormSet):
     """Rows may trade positions (and choices the correct mark) in one save.
 
     `clean` refuses a position (or a correct mark) that another instructor took since the
@@ -83,14 +100,19 @@ class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
     # What to tell an instructor whose page missed a row stored since it was opened.
     stale_message = ""
 
-    def rows_stored_unseen(self):
-        """Rows of this parent saved since the page was opened: not among its forms."""
+    def rows_stored(self) -> list:
+        """The parent's rows as stored now, read once (a page of questions reads every
+        question's rows at once: quizzes/instructors/parts.py)."""
         if self.instance.pk is None:
-            return self.model._default_manager.none()
-        seen = [form.instance.pk for form in self.initial_forms if form.instance.pk]
-        return self.model._default_manager.filter(**{self.fk.name: self.instance}).exclude(
-            pk__in=seen
-        )
+            return []
+        if not hasattr(self, "_rows_stored"):
+            self._rows_stored = list(self.get_queryset())
+        return self._rows_stored
+
+    def rows_stored_unseen(self) -> list:
+        """Rows of this parent saved since the page was opened: not among its forms."""
+        seen = {form.instance.pk for form in self.initial_forms if form.instance.pk}
+        return [row for row in self.rows_stored() if row.pk not in seen]
 
     def parent_row_stays(self) -> bool:
         """Whether the row these rows belong to will be stored: on the quiz's page a question
@@ -103,10 +125,19 @@ class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
         return bool(parent.instance.pk) or parent.has_changed()
 
     def add_fields(self, form, index) -> None:
-        super().add_fields(form, index)
         if "position" in form.fields:
             form.fields["position"].required = False
             form.fields["position"].help_text = _("Leave empty to put it after the others.")
+        super().add_fields(form, index)
+        pk = form.fields.get(self.model._meta.pk.name)
+        if isinstance(pk, forms.ModelChoiceField):
+            form.fields[self.model._meta.pk.name] = StoredRowField(
+                pk.queryset,
+                formset=self,
+                initial=pk.initial,
+                required=False,
+                widget=pk.widget,
+            )
 
     def _number_rows_without_position(self) -> None:
         """Rows left without a position go after the others, in the order they are listed."""
@@ -115,7 +146,7 @@ class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
         if not unplaced:
             return
         placed = [form.cleaned_data["position"] for form in forms if form not in unplaced]
-        stored = self.rows_stored_unseen().values_list("position", flat=True)
+        stored = [row.position for row in self.rows_stored_unseen()]
         after = max([0, *placed, *stored])
         for offset, form in enumerate(unplaced, start=1):
             form.cleaned_data["position"] = form.instance.position = after + offset
@@ -123,16 +154,16 @@ class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
     def clean(self) -> None:
         self._number_rows_without_position()
         super().clean()
-        if any(self.errors):
-            return
+        # Checked whatever else a row got wrong (a question's choices, say): the instructor must
+        # reload either way, and a position missing from a row with errors is not compared.
         unseen = self.rows_stored_unseen()
         forms = live_forms(self)
-        taken = set(unseen.values_list("position", flat=True))
+        taken = {row.position for row in unseen}
         stale = any(form.cleaned_data.get("position") in taken for form in forms)
         if _has_field(self.model, "is_correct") and any(
             form.cleaned_data.get("is_correct") for form in forms
         ):
-            stale = stale or unseen.filter(is_correct=True).exists()
+            stale = stale or any(row.is_correct for row in unseen)
         if stale:
             raise ValidationError(self.stale_message)
 
@@ -142,18 +173,13 @@ class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
             self._park_moving_rows()
         return super().save(commit)
 
-    def process_forms_pre_save(self, forms):
-        # django-nested-admin would number the rows from 0 here; `_number_rows` did already.
-        return forms
-
     def _number_rows(self) -> None:
-        """Number the rows 1, 2, … in the order their positions give (typed, or set by
-        dragging, which numbers from 0), skipping positions of rows stored since the page was
+        """Number the rows 1, 2, … in the order their positions give, skipping positions of rows stored since the page was
         opened: what instructors and learners see stays 1-based and without gaps."""
         forms = live_forms(self)
         order = {form: index for index, form in enumerate(forms)}
         forms.sort(key=lambda form: (form.cleaned_data["position"], order[form]))
-        taken = set(self.rows_stored_unseen().values_list("position", flat=True))
+        taken = {row.position for row in self.rows_stored_unseen()}
         numbers = (n for n in range(1, POSITION_MAX + 1) if n not in taken)
         for form, number in zip(forms, numbers, strict=False):
             form.cleaned_data["position"] = form.instance.position = number
@@ -173,7 +199,7 @@ class ReorderableInlineFormSet(NestedInlineFormSetMixin, BaseInlineFormSet):
         if not moving:
             return
         rows = self.model._default_manager.filter(**{self.fk.name: self.instance})
-        used = set(rows.values_list("position", flat=True))
+        used = {row.position for row in self.rows_stored()}
         used |= {form.cleaned_data.get("position") for form in live_forms(self)}
         # Free positions from the top of the field's range: never one a row holds or takes.
         free = (p for p in range(POSITION_MAX, -1, -1) if p not in used)

@@ -124,16 +124,34 @@ def test_a_numerical_question_with_choices_left_is_refused(admin_client, questio
     assert "A numerical question has no choices; delete them." in page_errors(response)
 
 
-def test_the_question_page_folds_the_part_its_kind_does_not_use(admin_client):
+def _outside_templates(page: str) -> str:
+    """The page without its `<template>`s (inert: the page's script copies them)."""
+    return re.sub(r"<template[^>]*>.*?</template>", "", page, flags=re.S)
+
+
+def test_a_question_carries_only_its_kinds_section_and_the_page_one_template_of_each(
+    admin_client,
+):
     quiz = make_quiz(questions=1)
     numerical = add_numerical_question(quiz, 2)
+    pages = {
+        "question": f"/en/admin/quizzes/question/{numerical.pk}/change/",
+        "quiz": f"/en/admin/quizzes/quiz/{quiz.pk}/change/",
+    }
+    groups = {
+        "question": ['id="numerical_answers-group"'],
+        "quiz": ['id="questions-0-choices-group"', 'id="questions-1-numerical_answers-group"'],
+    }
+    for name, url in pages.items():
+        page = admin_client.get(url).content.decode()
+        shown = _outside_templates(page)
 
-    page = admin_client.get(f"/en/admin/quizzes/question/{numerical.pk}/change/").content.decode()
-
-    assert 'id="numerical_answers-group"' in page and 'id="choices-group"' in page
-    # The group's heading is the summary of a closed <details> (the admin's collapse).
-    heading = page.split('id="choices-group"')[1].split("</h2>")[0]
-    assert "<details><summary>" in heading
+        assert re.findall(r'id="[\w-]*-group" data-section', shown) == [
+            group + " data-section" for group in groups[name]
+        ], name
+        for section in ("choices", "numerical_answers", "accepted_texts", "pairs", "order_items"):
+            assert page.count(f'<template id="daleel-section-{section}"') == 1, (name, section)
+            assert page.count(f'<template id="daleel-row-{section}"') == 1, (name, section)
 
 
 def _new_question_on_the_quiz_page(admin_client, quiz, question: dict):
@@ -201,7 +219,7 @@ def test_a_question_ticked_for_deletion_on_the_quiz_page_needs_no_choices(admin_
     assert list(quiz.questions.values_list("prompt_en", flat=True)) == ["Question 1 prompt?"]
 
 
-def test_the_kind_select_carries_true_and_false_in_both_languages_for_the_page_script(
+def test_the_choices_template_carries_true_and_false_in_both_languages_for_the_page_script(
     admin_client,
 ):
     quiz = make_quiz(questions=1)
@@ -211,11 +229,12 @@ def test_the_kind_select_carries_true_and_false_in_both_languages_for_the_page_s
     ]
     for url in pages:
         page = admin_client.get(url).content.decode()
-        select = re.search(r"<select[^>]*data-question-kind[^>]*>", page)
-        assert select, url
-        assert 'data-true-en="True"' in select[0] and 'data-false-en="False"' in select[0]
-        assert 'data-true-ar="صواب"' in select[0] and 'data-false-ar="خطأ"' in select[0]
-        assert "admin/daleel-kinds.js" in page
+        assert re.search(r"<select[^>]*data-question-kind[^>]*>", page), url
+        template = re.search(r'<template id="daleel-section-choices"[^>]*>', page)
+        assert template, url
+        assert 'data-true-en="True"' in template[0] and 'data-false-en="False"' in template[0]
+        assert 'data-true-ar="صواب"' in template[0] and 'data-false-ar="خطأ"' in template[0]
+        assert "admin/daleel-parts.js" in page
 
 
 @pytest.mark.parametrize("admin_page", ["quiz", "question"])
