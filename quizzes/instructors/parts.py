@@ -77,6 +77,9 @@ class PartsFormSetMixin:
     editable = True
     # Whether the instructor may add rows (the section's "Add" button).
     can_add = True
+    # The section's heading: under a question's on its quiz's page (h3), or the page's own
+    # sections' (h2) on the question's page; its rows' one level below.
+    heading_level = 4
     # Rendered with Jinja2 (quizzes/instructors/rendering.py), its rows' forms too.
     renderer = ROWS
     template_name = "admin/quizzes/section.html"
@@ -235,6 +238,7 @@ class QuestionPartsFormMixin(forms.ModelForm):
         )
         formset.parent_form = self
         formset.editable = editable
+        formset.heading_level = 4 if self.prefix else 2
         return formset
 
     def editable_part_formsets(self) -> list:
@@ -301,6 +305,7 @@ class SectionTemplate:
         self.section = section
         self.formset = formset_class(prefix=prefix, instance=Question(kind=_kind_of(section)))
         self.formset.editable = changeable
+        self.formset.heading_level = 4 if QUESTION_PLACEHOLDER in prefix else 2
 
     def row(self) -> str:
         return self.formset.render(template_name="admin/quizzes/section_row.html")

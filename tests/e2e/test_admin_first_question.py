@@ -45,7 +45,7 @@ def test_a_question_with_choices_saves_the_first_time(
             # Made when the kind was chosen, in both languages: only the tick is left.
             expect(page.locator(f"#id_choices-{index}-text_en")).to_have_value(text)
         else:
-            page.locator("#choices-group").get_by_text("Add another Choice").click()
+            page.locator("#choices-group").get_by_role("button", name="Add a choice").click()
             page.fill(f"#id_choices-{index}-text_en", text)
         if correct:
             page.check(f"#id_choices-{index}-is_correct")
@@ -70,7 +70,9 @@ def test_a_numerical_question_saves_the_first_time(
         context, live_server.url, factories.make_user("admin", is_staff=True, is_superuser=True)
     )
     _fill_question(page, quiz, "numerical")
-    page.locator("#numerical_answers-group").get_by_text("Add another Accepted number").click()
+    page.locator("#numerical_answers-group").get_by_role(
+        "button", name="Add an accepted number"
+    ).click()
     page.fill("#id_numerical_answers-0-value", "16")
     page.get_by_role("button", name="Save", exact=True).click()
 
@@ -89,7 +91,7 @@ def test_an_error_names_the_question_and_the_choice_it_is_about(
     )
     _fill_question(page, quiz, "single")
     for index, text in enumerate(["Sixteen", "Eight"]):
-        page.locator("#choices-group").get_by_text("Add another Choice").click()
+        page.locator("#choices-group").get_by_role("button", name="Add a choice").click()
         page.fill(f"#id_choices-{index}-text_en", text)
         page.check(f"#id_choices-{index}-is_correct")
     page.get_by_role("button", name="Save", exact=True).click()

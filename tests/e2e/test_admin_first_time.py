@@ -43,7 +43,7 @@ def test_an_image_chosen_before_a_refusal_is_asked_for_again_and_then_saved(page
     page.set_input_files("#id_image", files=[_png()])
     page.fill("#id_image_alt_en", "A blue square.")
     for index, text in enumerate(["A square", "A circle"]):
-        page.locator("#choices-group").get_by_text("Add another Choice").click()
+        page.locator("#choices-group").get_by_role("button", name="Add a choice").click()
         page.fill(f"#id_choices-{index}-text_en", text)
     _save(page)  # "Correct" forgotten
 
@@ -119,7 +119,7 @@ def test_the_quiz_page_shapes_each_question_by_kind_and_takes_its_image(page: Pa
     expect(page.locator("#questions-0-choices-group")).to_be_visible()
     expect(page.locator("#questions-0-numerical_answers-group")).to_be_hidden()
 
-    page.locator("#questions-group .djn-add-handler").last.click()
+    page.locator("#questions-group .add-row a").click()
     new = page.locator("#questions-1")
     new.locator("#id_questions-1-prompt_en").fill("Activations are kept by ZeRO.")
     new.locator("#id_questions-1-explanation_en").fill("ZeRO shards model states.")
@@ -145,13 +145,13 @@ def test_the_quiz_page_shapes_each_question_by_kind_and_takes_its_image(page: Pa
 def test_the_quiz_page_refuses_a_true_or_false_question_left_without_choices(page: Page, admin):
     quiz = factories.make_quiz(questions=1, is_published=False)
     page.goto(f"/en/admin/quizzes/quiz/{quiz.pk}/change/")
-    page.locator("#questions-group .djn-add-handler").last.click()
+    page.locator("#questions-group .add-row a").click()
     page.fill("#id_questions-1-prompt_en", "True?")
     page.fill("#id_questions-1-explanation_en", "Yes.")
     page.select_option("#id_questions-1-kind", "truefalse")
     # The instructor removes the two choices made for them.
     for _ in range(2):
-        page.locator("#questions-1-choices-group .djn-remove-handler").first.click()
+        page.locator("#questions-1-choices-group .daleel-remove-part").first.click()
     _save(page)
 
     expect(page.locator("#questions-1-choices-group .errorlist")).to_contain_text(
@@ -167,7 +167,7 @@ def test_adding_a_question_leaves_the_positions_as_they_are_and_the_new_one_empt
     page.goto(f"/en/admin/quizzes/quiz/{quiz.pk}/change/")
     positions = page.locator("#questions-group input[name^='questions-'][name$='-position']")
     for _ in range(2):
-        page.locator("#questions-group .djn-add-handler").last.click()
+        page.locator("#questions-group .add-row a").click()
 
     values = {
         name: value
@@ -183,11 +183,11 @@ def test_adding_a_question_leaves_the_positions_as_they_are_and_the_new_one_empt
     page.fill("#id_questions-2-prompt_en", "Third?")
     page.fill("#id_questions-2-explanation_en", "Yes.")
     for index, text in enumerate(["Yes", "No"]):
-        page.locator("#questions-2-choices-group .djn-add-handler").last.click()
+        page.locator("#questions-2-choices-group .daleel-add-part").click()
         page.fill(f"#id_questions-2-choices-{index}-text_en", text)
     expect(page.locator("#id_questions-2-choices-0-position")).to_have_value("")
     page.check("#id_questions-2-choices-0-is_correct")
-    page.locator("#questions-3 .djn-remove-handler").first.click()  # added by mistake
+    page.locator("#questions-3 .inline-deletelink").click()  # added by mistake
     _save(page)
 
     expect(page.locator(".messagelist .success")).to_be_visible()

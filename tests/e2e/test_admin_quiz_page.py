@@ -1,4 +1,4 @@
-"""A whole quiz on one admin page: questions with their choices nested (django-nested-admin),
+"""A whole quiz on one admin page: questions with their parts (quizzes/instructors/parts.py),
 added and saved in one go, under the strict CSP."""
 
 from __future__ import annotations
@@ -23,13 +23,11 @@ def test_an_instructor_adds_a_question_with_its_choices_on_the_quizs_page(
     page.add_init_script(_RECORD_VIOLATIONS)
     page.goto(f"/en/admin/quizzes/quiz/{quiz.pk}/change/")
 
-    page.locator(
-        "#questions-group > .djn-items + .djn-add-item a, #questions-group .djn-add-handler"
-    ).last.click()
+    page.locator("#questions-group .add-row a").click()
     new = page.locator("#questions-1")
     new.locator("#id_questions-1-prompt_en").fill("What does ZeRO-2 add?")
     new.locator("#id_questions-1-explanation_en").fill("Gradients are sharded too.")
-    add_choice = page.locator("#questions-1-choices-group .djn-add-handler").last
+    add_choice = page.locator("#questions-1-choices-group").get_by_role("button", name="Add a choice")
     for index, text in enumerate(["Gradients", "Parameters"]):
         add_choice.click()
         page.fill(f"#id_questions-1-choices-{index}-text_en", text)
@@ -57,16 +55,10 @@ def test_an_instructor_reorders_choices_by_dragging_and_by_typing_their_position
     page.set_viewport_size({"width": 1280, "height": 2400})  # every choice in view
     page.goto(f"/en/admin/quizzes/question/{question.pk}/change/")
 
-    # The third choice's heading dragged above the first's.
-    third = page.locator("#choices-2 > h3").bounding_box()
-    first = page.locator("#choices-0 > h3").bounding_box()
-    page.mouse.move(third["x"] + 30, third["y"] + third["height"] / 2)
-    page.mouse.down()
-    for step in range(1, 31):  # as a hand moves: jQuery UI's sortable follows the pointer
-        y = third["y"] + (first["y"] - 10 - third["y"]) * step / 30
-        page.mouse.move(third["x"] + 30, y)
-        page.wait_for_timeout(15)
-    page.mouse.up()
+    # The third choice's heading dragged above the first's (the browser's own drag and drop).
+    page.locator("#choices-2 > h3").drag_to(
+        page.locator("#choices-0 > h3"), target_position={"x": 30, "y": 2}
+    )
     page.get_by_role("button", name="Save and continue editing").click()
     expect(page.locator(".messagelist .success")).to_be_visible()
     assert [c.text_en for c in question.choices.order_by("position")] == [

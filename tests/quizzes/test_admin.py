@@ -223,7 +223,7 @@ def test_the_quiz_page_refuses_a_question_without_choices_published_or_not(admin
     response = admin_client.post("/en/admin/quizzes/quiz/add/", data)
     assert response.status_code == 200
     page = response.content.decode()
-    group = page.split('id="questions-0-choices-group"')[1].split("djn-items")[0]
+    group = page.split('id="questions-0-choices-group"')[1].split("daleel-part-rows")[0]
     # As the question's own page says it (test_admin.py's parametrised refusals).
     assert "A question needs at least two choices." in group
     assert not Quiz.objects.filter(slug="half-done").exists()
@@ -412,7 +412,7 @@ def test_a_quiz_pages_question_with_two_correct_choices_is_refused_beside_it(adm
 
     assert response.status_code == 200
     page = response.content.decode()
-    group = page.split('id="questions-0-choices-group"')[1].split("djn-items")[0]
+    group = page.split('id="questions-0-choices-group"')[1].split("daleel-part-rows")[0]
     assert "Only one choice may be marked correct; choices 1, 2 are." in group
     assert not quiz.questions.exists()
 
