@@ -429,14 +429,15 @@ TIME_ZONE = "UTC"
 MODELTRANSLATION_DEFAULT_LANGUAGE = "en"
 MODELTRANSLATION_FALLBACK_LANGUAGES = {"default": ("en",), "en": ("ar",)}
 
-# What one request may send. A quiz's page posts every question with its parts (a question
-# about 14 fields and 2 file inputs, a choice 11 fields and a file input; files left empty count
-# as file parts where the page's script does not run): sized for a quiz of 100 questions of
-# up to 10 choices each, well past the 1,000 fields and 100 files Django starts with. Beyond
-# them the page says what happened and how to go on (config/uploads.py), and its script refuses
-# before sending. The text itself (not the images) is at most this many bytes.
-DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("DATA_UPLOAD_MAX_NUMBER_FIELDS", 12_500)
-DATA_UPLOAD_MAX_NUMBER_FILES = env_int("DATA_UPLOAD_MAX_NUMBER_FILES", 1_200)
+# What one request may send. A quiz's page posts every question with its parts: a question
+# about 15 fields, a choice 12, each file input left empty counted as a field (a part without a
+# file name), unless the page's script leaves those out. Sized for a quiz of 100 questions of up
+# to 10 choices each sent without the script (11,626 fields), well past the 1,000 Django starts
+# with; images chosen in one save stay at Django's 100. Beyond them the page says what happened
+# and how to go on (config/uploads.py), and its script refuses before sending. The text itself
+# (not the images) is at most DATA_UPLOAD_MAX_MEMORY_SIZE bytes.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("DATA_UPLOAD_MAX_NUMBER_FIELDS", 15_000)
+DATA_UPLOAD_MAX_NUMBER_FILES = env_int("DATA_UPLOAD_MAX_NUMBER_FILES", 100)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024)
 
 STATIC_URL = "/static/"

@@ -56,7 +56,7 @@ def refused(request: HttpRequest, error: Exception) -> HttpResponse:
         context |= admin.site.each_context(request)
         context["title"] = context["subtitle"] = None
         response = render(request, "admin/too_large.html", context, status=STATUS)
-    elif getattr(request, "htmx", False):
+    elif request.headers.get("HX-Request") == "true":  # (HtmxMiddleware has not run yet)
         response = HttpResponse(status=STATUS, headers={"HX-Refresh": "true"})
     else:
         response = render(request, "errors/413.html", context, status=STATUS)

@@ -34,6 +34,7 @@ from .instructors.forms import (
     QuestionInlineFormSet,
     QuizForm,
     QuizOverrideForm,
+    QuizOverrideInlineFormSet,
 )
 from .instructors.images import (
     AsksForImagesAgainMixin,
@@ -269,6 +270,7 @@ class QuizOverrideInline(admin.StackedInline):
 
     model = QuizOverride
     form = QuizOverrideForm
+    formset = QuizOverrideInlineFormSet
     fields = ["username", "extra_time", "extra_attempts"]
     extra = 0
     verbose_name = _("learner override")

@@ -218,11 +218,19 @@ def browser_form(page: str, form_id: str) -> _BrowserForm:
     return parser
 
 
-def post_as_browser(client, url: str, form: _BrowserForm, changes: dict[str, str] | None = None):
-    """POST `form` as a browser without JavaScript does: multipart, each empty file input as an
-    empty file part (Django counts those against DATA_UPLOAD_MAX_NUMBER_FILES), with `changes`
-    ({name: value}) made to its fields and added where it has none."""
+def post_as_browser(
+    client,
+    url: str,
+    form: _BrowserForm,
+    changes: dict[str, str] | None = None,
+    files: dict[str, tuple[str, bytes]] | None = None,
+):
+    """POST `form` as a browser without JavaScript does: multipart, each empty file input as a
+    part with an empty file name (which Django counts as a field, against
+    DATA_UPLOAD_MAX_NUMBER_FIELDS), with `changes` ({name: value}) made to its fields and added
+    where it has none, and `files` ({name: (file name, content)}) chosen in its file inputs."""
     changes = dict(changes or {})
+    files = dict(files or {})
     boundary = "daleel-test-boundary"
     lines: list[bytes] = []
     fields = [(name, changes.pop(name, value)) for name, value in form.fields]
@@ -233,15 +241,59 @@ def post_as_browser(client, url: str, form: _BrowserForm, changes: dict[str, str
             b"",
             str(value).encode(),
         ]
-    for name in form.files:
+    for name in [*form.files, *(name for name in files if name not in form.files)]:
+        filename, content = files.get(name, ("", b""))
         lines += [
             f"--{boundary}".encode(),
-            f'Content-Disposition: form-data; name="{name}"; filename=""'.encode(),
+            f'Content-Disposition: form-data; name="{name}"; filename="{filename}"'.encode(),
             b"Content-Type: application/octet-stream",
             b"",
-            b"",
+            content,
         ]
     lines += [f"--{boundary}--".encode(), b""]
     return client.post(
         url, b"\r\n".join(lines), content_type=f"multipart/form-data; boundary={boundary}"
     )
+
+
+def content_snapshot(quiz) -> dict:
+    """Every row of `quiz`'s content, as stored, by model and id, each language's text in its
+    own column: what a save must leave alone but for the edits it was asked to make (the
+    quiz's version and search text, derived from the rest, aside)."""
+    from modeltranslation.translator import translator
+
+    from quizzes.models import AcceptedText, Choice, MatchPair, NumericalAnswer, OrderItem
+    from quizzes.models import Question, Quiz
+
+    def rows(model, **filters) -> dict:
+        translated = set(translator.get_options_for_model(model).all_fields)
+        names = [
+            field.attname
+            for field in model._meta.concrete_fields
+            if field.name not in translated | {"updated_at", "search_text"}
+        ]
+        return {row["id"]: row for row in model._base_manager.filter(**filters).values(*names)}
+
+    snapshot = {"quiz": rows(Quiz, pk=quiz.pk), "questions": rows(Question, quiz=quiz)}
+    for model in (Choice, NumericalAnswer, AcceptedText, MatchPair, OrderItem):
+        snapshot[model._meta.model_name] = rows(model, question__quiz=quiz)
+    return snapshot
+
+
+def snapshot_changes(before: dict, after: dict) -> dict:
+    """{(model, id, field): (before, after)} for every value that differs, rows added or
+    deleted as a whole. An empty translation is empty whether stored as NULL (as rows written
+    by scripts have it) or "" (as a form saves it)."""
+    changes = {}
+    for model in before.keys() | after.keys():
+        old, new = before.get(model, {}), after.get(model, {})
+        for pk in old.keys() | new.keys():
+            if pk not in new or pk not in old:
+                changes[(model, pk, "*")] = (old.get(pk), new.get(pk))
+                continue
+            for field in old[pk].keys() | new[pk].keys():
+                if {old[pk].get(field), new[pk].get(field)} == {None, ""}:
+                    continue
+                if old[pk].get(field) != new[pk].get(field):
+                    changes[(model, pk, field)] = (old[pk].get(field), new[pk].get(field))
+    return changes

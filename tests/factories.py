@@ -334,3 +334,36 @@ def question_data(*, kind: str, choices=(), numbers=(), **fields) -> QuestionDat
         "rendered": {},
     }
     return QuestionData(**{**defaults, **fields})
+
+
+# A quiz's mix of kinds as instructors write them: of each 60 questions, 36 of one answer, 6 of
+# several, 4 true or false, 4 numbers, 4 short answers, 3 matching and 3 ordering.
+KIND_MIX = (
+    ["single"] * 36
+    + ["multiple"] * 6
+    + ["truefalse"] * 4
+    + ["numerical"] * 4
+    + ["short"] * 4
+    + ["matching"] * 3
+    + ["ordering"] * 3
+)
+_ADD_KIND = {
+    "single": add_question,
+    "multiple": add_multiple_question,
+    "truefalse": add_truefalse_question,
+    "numerical": add_numerical_question,
+    "short": add_short_question,
+    "matching": add_matching_question,
+    "ordering": add_ordering_question,
+}
+
+
+def make_quiz_of_every_kind(questions: int = 100, **fields) -> Quiz:
+    """A published quiz of `questions` questions of every kind, in KIND_MIX's proportions, the
+    kinds spread through it (a quiz at the size instructors write)."""
+    quiz = make_quiz(questions=0, **fields)
+    for position in range(1, questions + 1):
+        kind = KIND_MIX[(position * 37) % len(KIND_MIX)]
+        _ADD_KIND[kind](quiz, position)
+    content_changed(quiz=quiz)
+    return quiz

@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 from django.db import models
+from django.forms.models import BaseInlineFormSet
 from django.utils.translation import gettext_lazy as _
 
 from ..models import (
@@ -253,7 +254,24 @@ class OrderItemInlineFormSet(KindPartsInlineFormSet):
     )
 
 
-class QuestionInlineFormSet(ReorderableInlineFormSet):
+class TemplateRowDisabledMixin:
+    """For an inline of the admin's pages: the row "Add another" copies (Django's inlines.js)
+    has its controls disabled, so that a template is never submitted; the page's script
+    enables them once copied (daleel-parts.js)."""
+
+    @property
+    def empty_form(self):
+        form = super().empty_form  # type: ignore[misc]
+        for field in form.fields.values():
+            field.widget.attrs["disabled"] = True
+        return form
+
+
+class QuizOverrideInlineFormSet(TemplateRowDisabledMixin, BaseInlineFormSet):
+    pass
+
+
+class QuestionInlineFormSet(TemplateRowDisabledMixin, ReorderableInlineFormSet):
     stale_message = _(
         "Someone else added a question at one of these positions since you opened this page. "
         "Reload the page to see it, then make your changes again."
@@ -261,15 +279,6 @@ class QuestionInlineFormSet(ReorderableInlineFormSet):
 
     def get_unique_error_message(self, unique_check) -> str:
         return _("Two questions share a position; give each question its own position.")
-
-    @property
-    def empty_form(self):
-        # The row "Add another question" copies (Django's inlines.js), which the page's script
-        # enables once copied (daleel-parts.js): disabled, a template is never submitted.
-        form = super().empty_form
-        for field in form.fields.values():
-            field.widget.attrs["disabled"] = True
-        return form
 
     def save(self, commit: bool = True):
         saved = super().save(commit)

@@ -23,6 +23,7 @@ from django.db.models import Prefetch
 from django.forms.models import BaseInlineFormSet
 from django.utils.text import Truncator, capfirst
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 from ..models import Question
 from .gift_items import FALSE, TRUE
@@ -255,10 +256,10 @@ class QuestionPartsFormMixin(forms.ModelForm):
             return cleaned_data  # its parts go with it
         # Every section checked (a list, not a generator: each shows its own errors).
         if not all([formset.is_valid() for formset in self.editable_part_formsets()]):
-            names = [formset.verbose_names()[1].lower() for formset in self.part_formsets]
+            names = [str(formset.verbose_names()[1]) for formset in self.part_formsets]
             raise ValidationError(
-                _("Correct this question's %(parts)s below.")
-                % {"parts": _(" and ").join(dict.fromkeys(names))}
+                _("%(parts)s: correct the errors below.")
+                % {"parts": pgettext("between names", ", ").join(names)}
             )
         return cleaned_data
 
