@@ -44,9 +44,10 @@ class Site:
     """The site's WSGI handler, called as a server would, with one learner's cookies."""
 
     def __init__(self) -> None:
-        from django.core.handlers.wsgi import WSGIHandler
+        # The application gunicorn serves (config/wsgi.py: its collector settings too).
+        from config.wsgi import application
 
-        self.handler = WSGIHandler()
+        self.handler = application
 
     def call(
         self,
@@ -56,6 +57,7 @@ class Site:
         cookies: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
         body: bytes = b"",
+        content_type: str = "application/x-www-form-urlencoded",
     ) -> tuple[int, dict[str, list[str]], bytes]:
         environ = {
             "REQUEST_METHOD": method,
@@ -77,7 +79,7 @@ class Site:
             "CONTENT_LENGTH": str(len(body)),
         }
         if body:
-            environ["CONTENT_TYPE"] = "application/x-www-form-urlencoded"
+            environ["CONTENT_TYPE"] = content_type
         if cookies:
             environ["HTTP_COOKIE"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
         for name, value in (headers or {}).items():

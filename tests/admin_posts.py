@@ -218,25 +218,25 @@ def browser_form(page: str, form_id: str) -> _BrowserForm:
     return parser
 
 
-def post_as_browser(
-    client,
-    url: str,
+BOUNDARY = "daleel-form-boundary"
+
+
+def multipart_body(
     form: _BrowserForm,
     changes: dict[str, str] | None = None,
     files: dict[str, tuple[str, bytes]] | None = None,
-):
-    """POST `form` as a browser without JavaScript does: multipart, each empty file input as a
+) -> bytes:
+    """`form` as a browser without JavaScript sends it: multipart, each empty file input as a
     part with an empty file name (which Django counts as a field, against
     DATA_UPLOAD_MAX_NUMBER_FIELDS), with `changes` ({name: value}) made to its fields and added
     where it has none, and `files` ({name: (file name, content)}) chosen in its file inputs."""
     changes = dict(changes or {})
     files = dict(files or {})
-    boundary = "daleel-test-boundary"
     lines: list[bytes] = []
     fields = [(name, changes.pop(name, value)) for name, value in form.fields]
     for name, value in [*fields, *changes.items()]:
         lines += [
-            f"--{boundary}".encode(),
+            f"--{BOUNDARY}".encode(),
             f'Content-Disposition: form-data; name="{name}"'.encode(),
             b"",
             str(value).encode(),
@@ -244,16 +244,28 @@ def post_as_browser(
     for name in [*form.files, *(name for name in files if name not in form.files)]:
         filename, content = files.get(name, ("", b""))
         lines += [
-            f"--{boundary}".encode(),
+            f"--{BOUNDARY}".encode(),
             f'Content-Disposition: form-data; name="{name}"; filename="{filename}"'.encode(),
             b"Content-Type: application/octet-stream",
             b"",
             content,
         ]
-    lines += [f"--{boundary}--".encode(), b""]
-    return client.post(
-        url, b"\r\n".join(lines), content_type=f"multipart/form-data; boundary={boundary}"
-    )
+    lines += [f"--{BOUNDARY}--".encode(), b""]
+    return b"\r\n".join(lines)
+
+
+MULTIPART = f"multipart/form-data; boundary={BOUNDARY}"
+
+
+def post_as_browser(
+    client,
+    url: str,
+    form: _BrowserForm,
+    changes: dict[str, str] | None = None,
+    files: dict[str, tuple[str, bytes]] | None = None,
+):
+    """POST `form` as a browser without JavaScript does (`multipart_body`)."""
+    return client.post(url, multipart_body(form, changes, files), content_type=MULTIPART)
 
 
 def content_snapshot(quiz) -> dict:

@@ -277,6 +277,37 @@ COPIED = {
 
 LIBRARIES = ("allauth", "django.contrib.admin")
 
+# Django's Jinja2 widget templates that ours (quizzes/jinja2/django/forms/widgets/, used by the
+# quiz page's rows: quizzes/instructors/rendering.py) write as one, each include written in:
+# ours → the SHA-256 of each of Django's it merges.
+WIDGETS = Path(settings.BASE_DIR) / "quizzes" / "jinja2" / "django" / "forms" / "widgets"
+_INPUT = {
+    "input.html": "bb5d9f65d7beba090400090f02d01f4b1c0642660191792cb16a21394b3ec681",
+    "attrs.html": "fc9d8ff803a91c5848c1aa8235cac9171118e2cf8a3ddcb459cab42a56ab206d",
+}
+_INCLUDES_INPUT = "7d7a5bc4ccc075bbff6af7d60b9e3ae200f68c59e0f77d44abbbf36f3cb5fb20"
+MERGED_WIDGETS = {
+    **{
+        name: {name: _INCLUDES_INPUT, **_INPUT}
+        for name in ("text.html", "number.html", "hidden.html", "checkbox.html", "file.html")
+    },
+    "textarea.html": {
+        "textarea.html": "02fd58fa1a57514d808eb867522be064528d04b7700926527ae4a60aa9829030",
+        "attrs.html": _INPUT["attrs.html"],
+    },
+    "select.html": {
+        "select.html": "112c83cdb2d3b4cefe386df812e4949efc42b723f922b42c661d23185ac87440",
+        "select_option.html": "b4d6b50f71bc8b2d9971678ac88fa68a38c38d198c6aa4a8fa39c047f552dd07",
+        "attrs.html": _INPUT["attrs.html"],
+    },
+    "clearable_file_input.html": {
+        "clearable_file_input.html": (
+            "d5dbf8c6d8a4eae9bf9b32b5b2451117f9f81b5b75ca5bb3890bb65166ba7d7f"
+        ),
+        "attrs.html": _INPUT["attrs.html"],
+    },
+}
+
 
 def _library_templates(package: str) -> Path:
     module = import_module(package)
@@ -303,6 +334,19 @@ def test_every_library_template_we_copied_under_another_name_is_as_it_was():
         if hashlib.sha256(theirs.read_bytes()).hexdigest() != digest:
             changed[ours] = f"{package}:{path}"
     assert changed == {}, "the library's template changed under our copy: read it, update ours"
+
+
+def test_every_widget_template_we_merged_is_made_of_djangos_as_they_are():
+    import django.forms
+
+    theirs = Path(django.forms.__file__).parent / "jinja2" / "django" / "forms" / "widgets"
+    assert {path.name for path in WIDGETS.glob("*.html")} == set(MERGED_WIDGETS)
+    changed = {}
+    for ours, merged in MERGED_WIDGETS.items():
+        for name, digest in merged.items():
+            if hashlib.sha256((theirs / name).read_bytes()).hexdigest() != digest:
+                changed[ours] = name
+    assert changed == {}, "Django's widget template changed under our merged one: update ours"
 
 
 def test_every_template_of_ours_that_shadows_a_librarys_is_pinned():

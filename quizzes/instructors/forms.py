@@ -83,6 +83,9 @@ class BilingualFieldsMixin:
             elif language == "en":
                 field.widget.attrs.update({"lang": "en", "dir": "ltr"})
             textarea = isinstance(field.widget, forms.Textarea)
+            if textarea:
+                # Its width is the column's (daleel-admin.css), never 40 characters.
+                field.widget.attrs.pop("cols", None)
             if language in {"ar", "en"} and base in TEXTAREA_ROWS and textarea:
                 field.widget.attrs["rows"] = TEXTAREA_ROWS[base]
             long_text = db_field.name in LONG_TEXTS or (

@@ -16,6 +16,7 @@ widgets, permissions, and the check that refuses deleting a row learners answere
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -120,7 +121,7 @@ class PartsFormSetMixin:
 
     def row_label(self, form) -> str:
         """A stored row's name in its heading: its text, shortened."""
-        return Truncator(str(form.instance)).chars(60)
+        return Truncator(str(form.instance)).chars(40)
 
     def help_id(self, name: str) -> str:
         return f"{self.prefix}-help-{name}"
@@ -158,8 +159,37 @@ def _layout_names(layout) -> list[str]:
     return [name for line in layout for name in line]
 
 
-def _lines(form, layout) -> list[list[forms.BoundField]]:
-    return [[form[name] for name in line if name in form.fields] for line in layout]
+@dataclass(frozen=True)
+class FieldLook:
+    """How a row's field is written beside its widget, the same for every row of its form's
+    class: worked out (and translated) once per page, not once per row."""
+
+    label: str
+    help: str  # empty where the section says it once
+    checkbox: bool
+    required: bool
+
+
+def _looks(form) -> dict[str, FieldLook]:
+    cls = type(form)  # made per request (the admin's get_formset), so per page and language
+    if "_looks" not in cls.__dict__:
+        cls._looks = {
+            name: FieldLook(
+                label=capfirst(str(field.label)),
+                help=""
+                if not field.help_text or "aria-describedby" in field.widget.attrs
+                else str(field.help_text),
+                checkbox=isinstance(field.widget, forms.CheckboxInput),
+                required=field.required,
+            )
+            for name, field in form.fields.items()
+        }
+    return cls._looks
+
+
+def _lines(form, layout) -> list[list[tuple[forms.BoundField, FieldLook]]]:
+    looks = _looks(form)
+    return [[(form[name], looks[name]) for name in line if name in form.fields] for line in layout]
 
 
 class QuestionPartsFormMixin(forms.ModelForm):
