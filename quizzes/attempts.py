@@ -55,6 +55,7 @@ __all__ = [
     "Step",
     "StepOutcome",
     "StepPage",
+    "Submitted",
     "attempt_answer",
     "attempt_begin",
     "attempt_settle",
@@ -64,9 +65,7 @@ __all__ = [
     "attempt_step",
     "attempt_submit_all",
     "attempts_close_overdue",
-    "answer_record",
     "step_page",
-    "step_submit",
 ]
 
 
@@ -231,27 +230,12 @@ def attempt_answer(
     return _answer(state, number, posted.question_id, posted=posted, cards=cards, now=now)
 
 
-def step_submit(
-    *,
-    state: AttemptState,
-    number: int,
-    question_id: int | None,
-    response: Response | None = None,
-    choice_id: int | None = None,
-    now: datetime | None = None,
-) -> StepOutcome:
-    """`attempt_answer`'s rules for a response to a state already read (scripts; tests of two
-    tabs, whose states were read before the other's write)."""
-    return _answer(state, number, question_id, response=Response.of(response, choice_id), now=now)
-
-
 def _answer(
     state: AttemptState,
     number: int,
     question_id: int | None,
     *,
-    posted: Posted | None = None,
-    response: Response | None = None,
+    posted: Posted,
     cards: Cards | None = None,
     now: datetime | None = None,
 ) -> StepOutcome:
@@ -276,21 +260,19 @@ def _answer(
             )
     if question is None or not state.is_open(question):
         return StepOutcome(Step.NOT_OPEN, state)
-    if response is None:
-        assert posted is not None
-        try:
-            response = read_response(question, posted, shown=state.shown(question))
-        except Unreadable as refusal:
-            shown = state.step(number)
-            if shown is None:
-                return StepOutcome(Step.NOT_OPEN, state)
-            return StepOutcome(
-                Step.UNREADABLE,
-                state,
-                step_page(state, shown),
-                message=refusal.message,
-                field=refusal.field,
-            )
+    try:
+        response = read_response(question, posted, shown=state.shown(question))
+    except Unreadable as refusal:
+        shown = state.step(number)
+        if shown is None:
+            return StepOutcome(Step.NOT_OPEN, state)
+        return StepOutcome(
+            Step.UNREADABLE,
+            state,
+            step_page(state, shown),
+            message=refusal.message,
+            field=refusal.field,
+        )
     return _take(state, question, response, cards=cards, now=now)
 
 
@@ -346,13 +328,24 @@ def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:
     return True
 
 
-def attempt_submit_all(*, state: AttemptState) -> bool:
-    """Finish an attempt with feedback at the end, on the learner's "Submit all and finish":
-    scored on its saved answers, unanswered questions counting as wrong. True if it did (an
-    attempt finished already, by a second tab or its deadline, stays as it was)."""
-    if state.attempt.is_finished:
-        return False
-    return finish_exam(state)
+@dataclass(frozen=True)
+class Submitted:
+    """What "Submit all and finish" left: the attempt as it stands, and whether this call
+    finished it."""
+
+    state: AttemptState
+    finished: bool
+
+
+def attempt_submit_all(*, user: Learner, attempt_id: int) -> Submitted:
+    """Finish the learner's attempt with feedback at the end, on their "Submit all and
+    finish": scored on its answers as saved now, unanswered questions counting as wrong. An
+    attempt finished already (by a second tab or its deadline), or one with feedback after
+    each question, stays as it was. AttemptNotFound for another learner's."""
+    state = attempt_settled(user=user, attempt_id=attempt_id)
+    if state.attempt.is_finished or not state.attempt.is_deferred:
+        return Submitted(state, finished=False)
+    return Submitted(state, finished=finish_exam(state))
 
 
 def attempts_close_overdue(
@@ -482,52 +475,3 @@ def _draw(*, user: Learner, quiz: Quiz, shuffler: random.Random) -> list[Questio
     if quiz.shuffle_questions:
         shuffler.shuffle(questions)
     return questions
-
-
-@dataclass
-class AnswerOutcome:
-    answer: RecordedAnswer
-    # False when the question had been answered before: the recorded answer stands.
-    created: bool
-    state: AttemptState
-
-
-def answer_record(
-    *,
-    attempt: Attempt,
-    question: Question | QuestionData,
-    response: Response | None = None,
-    choice_id: int | None = None,
-) -> AnswerOutcome:
-    """Record the learner's choice for `question`, once, and finish the attempt after the last.
-
-    For code outside a request (tests, scripts): the same rules as `attempt_answer`, by
-    question rather than by step. A question answered before returns its recorded answer
-    unchanged. Raises AttemptError, writing nothing, for a finished attempt, a question that
-    is not the current one, or a choice that is not one of its choices. `attempt` is brought
-    up to date (finished, scored) as the answer leaves it.
-    """
-    state = attempt_state(attempt)
-    try:
-        outcome = _record_for_script(state, question.pk, Response.of(response, choice_id))
-    finally:
-        attempt.finished_at = state.attempt.finished_at
-        attempt.score = state.attempt.score
-        attempt.total = state.attempt.total
-    return outcome
-
-
-def _record_for_script(state: AttemptState, question_id: int, response: Response) -> AnswerOutcome:
-    known = state.content.question(question_id)
-    recorded = state.answers.get(question_id)
-    if recorded is not None:
-        return AnswerOutcome(answer=recorded, created=False, state=state)
-    attempt_settle(state=state)
-    if known is None or not state.is_open(known):
-        if state.attempt.is_finished:
-            raise AttemptError(_("This attempt is finished; it accepts no more answers."))
-        raise AttemptError(_("Answer the questions in order: this one is not next yet."))
-    if state.attempt.is_deferred:
-        return AnswerOutcome(answer=save(state, known, response), created=True, state=state)
-    answer, created, state = record(state, known, response)
-    return AnswerOutcome(answer=answer, created=created, state=state)

@@ -213,12 +213,15 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
 def attempt_finish(request: LearnerRequest, pk: int) -> HttpResponse:
     """Exam mode's "Submit all and finish": GET asks to confirm (listing the questions still
     unanswered), POST finishes and shows the result."""
+    if request.method == "POST":
+        try:
+            state = attempt_submit_all(user=request.user, attempt_id=pk).state
+        except AttemptNotFound:
+            raise Http404("No such attempt.") from None
+        return _where_it_stands(request, state)
     state = _settled(request, pk)
     if state.attempt.is_finished or not state.attempt.is_deferred:
         return _where_it_stands(request, state)
-    if request.method == "POST":
-        attempt_submit_all(state=state)
-        return redirect("quizzes:result", pk=state.attempt.pk)
     return render(
         request,
         "quizzes/finish.html",

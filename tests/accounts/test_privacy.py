@@ -11,11 +11,8 @@ from django.test import Client
 from accounts.models import Profile
 from accounts.privacy import SECTIONS
 from quizzes.attempts import (
-    answer_record,
     attempt_start,
-    attempt_state,
     attempt_submit_all,
-    step_submit,
 )
 from quizzes.grading import Response
 from quizzes.models import (
@@ -36,6 +33,7 @@ from tests.factories import (
     make_user,
     wrong_choice,
 )
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +43,7 @@ User = get_user_model()
 def _take(user, quiz, count):
     attempt = attempt_start(user=user, quiz=quiz)
     for question in quiz.questions.order_by("position")[:count]:
-        answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+        post_answer(attempt, question, choice=wrong_choice(question))
     return attempt
 
 
@@ -267,7 +265,7 @@ def _exam_in_progress(learner):
         (truefalse, Response(choice_ids=(truefalse.choices.get(is_correct=True).pk,))),
         (number, Response(number=Decimal(8))),
     ]:
-        answer_record(attempt=attempt, question=question, response=response)
+        post_answer(attempt, question, response=response)
     return quiz, attempt
 
 
@@ -320,12 +318,7 @@ def test_changing_an_exam_pick_and_downloading_again_tells_nothing_new(db):
     before = _exported_attempt(learner)
 
     right = single.choices.get(is_correct=True)
-    step_submit(
-        state=attempt_state(attempt),
-        number=1,
-        question_id=single.pk,
-        response=Response(choice_ids=(right.pk,)),
-    )
+    post_answer(attempt, single, choice=right)
     after = _exported_attempt(learner)
 
     def without_picks(attempt):
@@ -345,7 +338,7 @@ def test_changing_an_exam_pick_and_downloading_again_tells_nothing_new(db):
 def test_a_finished_exam_exports_its_marks_and_right_answers(db):
     learner = make_user("rana")
     quiz, attempt = _exam_in_progress(learner)
-    assert attempt_submit_all(state=attempt_state(attempt))
+    assert attempt_submit_all(user=learner, attempt_id=attempt.pk).finished
 
     exported = _exported_attempt(learner)
 
@@ -375,7 +368,7 @@ def _typed_exam(learner):
         (matching, Response(arrangement=swapped)),
         (ordering, Response(arrangement=tuple(items[p] for p in (1, 3, 2, 4)))),
     ]:
-        answer_record(attempt=attempt, question=question, response=response)
+        post_answer(attempt, question, response=response)
     return attempt
 
 
@@ -400,7 +393,7 @@ def test_the_export_holds_the_text_typed_and_the_arrangement_of_an_exams_answers
         assert answer["correct_choice"] is None
     assert exported["score"] is None
 
-    assert attempt_submit_all(state=attempt_state(attempt))
+    assert attempt_submit_all(user=learner, attempt_id=attempt.pk).finished
     finished = _exported_attempt(learner)
     assert [Decimal(a["mark"]) for a in finished["answers"]] == [
         Decimal("0.5"),

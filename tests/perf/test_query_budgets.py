@@ -20,10 +20,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts import attempt_start
 from quizzes.models import Attempt, Quiz, ReviewAnswer, ReviewCard
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
-from tests.steps import right_answer_data
+from tests.steps import post_answer, right_answer_data
 
 pytestmark = pytest.mark.django_db
 
@@ -124,7 +124,7 @@ class World:
     def answer_until(self, attempt: Attempt, last: int) -> None:
         """Answer questions 1..last through the rules, as earlier requests would have."""
         for question in self.quiz.questions.order_by("position")[:last]:
-            answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+            post_answer(attempt, question, choice=wrong_choice(question))
 
     def question(self, number: int):
         return self.quiz.questions.get(position=number)
@@ -420,11 +420,7 @@ def test_a_quiz_answer_that_creates_or_moves_a_review_card_costs_two_statements_
     # A retake: a right answer to the missed question moves its card.
     Attempt.objects.filter(pk=world.attempt.pk).update(finished_at=timezone.now())
     world.attempt = attempt_start(user=world.learner, quiz=world.quiz)
-    answer_record(
-        attempt=world.attempt,
-        question=world.question(1),
-        choice_id=correct_choice(world.question(1)).pk,
-    )
+    post_answer(world.attempt, world.question(1), choice=correct_choice(world.question(1)))
     moves = len(_answer_cost(world, 2, right=True))
     assert moves == plain + 2
     assert moves <= BUDGET["answer"] + 1  # at most 6 for the worst answer (issue 42)

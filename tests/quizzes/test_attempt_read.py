@@ -11,7 +11,7 @@ import time_machine
 from django.utils import timezone
 
 from quizzes.attempt_read import attempt_read, attempt_state
-from quizzes.attempts import answer_record, attempt_start, attempt_submit_all
+from quizzes.attempts import attempt_start, attempt_submit_all
 from quizzes.content import content_changed
 from quizzes.grading import Response
 from quizzes.models import Attempt, Question, ReviewCard
@@ -23,6 +23,7 @@ from tests.factories import (
     make_user,
     wrong_choice,
 )
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +65,7 @@ def test_an_attempt_is_read_with_its_answers_in_one_statement_and_no_quiz_row(
     quiz = make_quiz(questions=3)
     attempt = attempt_start(user=learner, quiz=quiz)
     first = quiz.questions.get(position=1)
-    answer_record(attempt=attempt, question=first, choice_id=wrong_choice(first).pk)
+    post_answer(attempt, first, choice=wrong_choice(first))
     read(learner, attempt)  # the content version, built once
     guide_title = quiz.guide.title_en
     in_order = list(quiz.questions.order_by("position").values_list("pk", flat=True))
@@ -119,12 +120,12 @@ def test_the_literal_statement_reads_what_the_orm_reads(finish):
     with time_machine.travel(timezone.now(), tick=False):
         attempt = attempt_start(user=learner, quiz=quiz)
     single, several = quiz.questions.get(position=1), quiz.questions.get(position=2)
-    answer_record(attempt=attempt, question=single, choice_id=wrong_choice(single).pk)
+    post_answer(attempt, single, choice=wrong_choice(single))
     ticked = [choice.pk for choice in several.choices.all()][:2]
-    answer_record(attempt=attempt, question=several, response=Response(choice_ids=tuple(ticked)))
-    answer_record(attempt=attempt, question=number, response=Response(number=Decimal("1.4123")))
+    post_answer(attempt, several, response=Response(choice_ids=tuple(ticked)))
+    post_answer(attempt, number, response=Response(number=Decimal("1.4123")))
     if finish:
-        attempt_submit_all(state=attempt_state(attempt))  # the exam's misses make cards
+        attempt_submit_all(user=learner, attempt_id=attempt.pk)  # the exam's misses make cards
     attempt = Attempt.objects.get(pk=attempt.pk)
 
     by_sql, cards = read(learner, attempt, card_question_id=single.pk)
@@ -152,7 +153,7 @@ def test_a_right_answer_is_read_as_right_with_its_mark():
     quiz = make_quiz(questions=2)
     attempt = attempt_start(user=learner, quiz=quiz)
     first = quiz.questions.get(position=1)
-    answer_record(attempt=attempt, question=first, choice_id=correct_choice(first).pk)
+    post_answer(attempt, first, choice=correct_choice(first))
     state, _card = read(learner, attempt)
     answer = state.answers[first.pk]
     assert answer.is_correct and answer.fraction == Decimal("1.0000")

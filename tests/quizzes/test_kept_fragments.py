@@ -6,10 +6,11 @@ import re
 import pytest
 from django.test import Client
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts import attempt_start
 from quizzes.content import content_changed
 from quizzes.models import Choice, Question, Quiz
 from tests.factories import make_quiz, make_user, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -75,7 +76,7 @@ def test_a_saved_exam_pick_is_the_learners_own_and_never_kept_for_others():
     mine = attempt_start(user=first, quiz=quiz)
     theirs = attempt_start(user=second, quiz=quiz)
     signed_in(second).get(step(theirs), **HX)  # the unanswered fields, kept
-    answer_record(attempt=mine, question=question, choice_id=picked.pk)
+    post_answer(mine, question, choice=picked)
 
     page = signed_in(first).get(step(mine), **HX).content.decode()
     other = signed_in(second).get(step(theirs), **HX).content.decode()

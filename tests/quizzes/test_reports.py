@@ -3,9 +3,10 @@
 import pytest
 from django.test import Client
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts import attempt_start
 from quizzes.models import QuestionReport
 from tests.factories import make_instructor, make_quiz, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +16,7 @@ def answered(learner, quiz):
     """The learner has answered question 1 of the quiz; its feedback is on show."""
     attempt = attempt_start(user=learner, quiz=quiz)
     question = quiz.questions.get(position=1)
-    answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+    post_answer(attempt, question, choice=wrong_choice(question))
     return attempt, question
 
 
@@ -94,7 +95,7 @@ def test_reports_are_limited_per_learner(settings, learner, learner_client):
     attempt = attempt_start(user=learner, quiz=quiz)
     questions = list(quiz.questions.order_by("position"))
     for question in questions:
-        answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+        post_answer(attempt, question, choice=wrong_choice(question))
     for question in questions[:2]:
         assert learner_client.post(_url(question), {"reason": "unclear"}).status_code == 302
     response = learner_client.post(_url(questions[2]), {"reason": "unclear"})
@@ -111,7 +112,7 @@ def test_a_question_not_answered_by_the_learner_cannot_be_reported(
     assert learner_client.post(_url(unanswered), {"reason": "unclear"}).status_code == 404
     # Another learner's answer does not make it the learner's to report.
     attempt = attempt_start(user=other_learner, quiz=quiz)
-    answer_record(attempt=attempt, question=unanswered, choice_id=wrong_choice(unanswered).pk)
+    post_answer(attempt, unanswered, choice=wrong_choice(unanswered))
     assert learner_client.get(_url(unanswered)).status_code == 404
     assert QuestionReport.objects.count() == 0
 

@@ -11,7 +11,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.utils import timezone
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts import attempt_start
 from quizzes.content import content_changed
 from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
 from quizzes.review import (
@@ -26,6 +26,7 @@ from quizzes.review import (
     review_submit,
 )
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
+from tests.steps import post_answer as post_step_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +36,7 @@ MONDAY = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
 def answer(attempt, question, *, right: bool):
     choice = correct_choice(question) if right else wrong_choice(question)
-    return answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+    return post_step_answer(attempt, question, choice=choice)
 
 
 def miss_first_question(learner, quiz):
