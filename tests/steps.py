@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from quizzes import attempts as engine
-from quizzes.attempts import StepOutcome, attempt_answer, attempt_state
+from quizzes.attempts import services as engine
+from quizzes.attempts.read import attempt_state
+from quizzes.attempts.services import StepOutcome, attempt_answer
 from quizzes.content import QuestionData
 from quizzes.forms import AnswerForm
 from quizzes.grading import Response

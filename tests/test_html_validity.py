@@ -24,8 +24,9 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from quizzes.attempts import Response, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
+from quizzes.grading import Response
 from quizzes.models import Question, QuestionReport, Quiz, ReviewCard
 from tests import factories
 from tests.site_urls import every_url, url_values

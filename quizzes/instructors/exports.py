@@ -25,7 +25,7 @@ from ..models import (
     Question,
     Quiz,
 )
-from .gift import (
+from .gift.format import (
     Bilingual,
     GiftChoice,
     GiftNumericalAnswer,

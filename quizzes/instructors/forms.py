@@ -26,7 +26,7 @@ from ..models import (
     validate_numerical_answers,
 )
 from ..text import TEXT_MAX_LENGTH
-from .gift_items import FALSE, TRUE
+from .gift.items import FALSE, TRUE
 from .images import ImageFormMixin, InlineImageInput
 from .imports import PLACEHOLDER_GUIDE_SLUG
 from .reordering import InlineRowForm, ReorderableInlineFormSet, live_forms

@@ -10,10 +10,7 @@ from django.test import Client
 
 from accounts.models import Profile
 from accounts.privacy import SECTIONS
-from quizzes.attempts import (
-    attempt_start,
-    attempt_submit_all,
-)
+from quizzes.attempts.services import attempt_start, attempt_submit_all
 from quizzes.grading import Response
 from quizzes.models import (
     Answer,
@@ -24,7 +21,7 @@ from quizzes.models import (
     ReviewAnswer,
     ReviewCard,
 )
-from quizzes.review import review_card_for, review_submit
+from quizzes.review.services import review_card_for, review_submit
 from tests.factories import (
     PASSWORD,
     make_mixed_quiz,

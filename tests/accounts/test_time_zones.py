@@ -19,7 +19,7 @@ from django.test import Client, RequestFactory
 
 from accounts.middleware import SESSION_TIME_ZONE
 from accounts.models import Profile
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Attempt, ReviewCard
 from tests.factories import PASSWORD, make_user, wrong_choice
 from tests.steps import post_answer

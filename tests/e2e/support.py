@@ -10,7 +10,7 @@ from django.conf import settings
 from django.test import Client
 from playwright.sync_api import BrowserContext, Page, expect
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.grading import Response
 from quizzes.models import Attempt, Quiz
 from tests.steps import post_answer

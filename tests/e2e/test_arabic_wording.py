@@ -169,7 +169,7 @@ def test_a_numerical_answer_sits_with_its_label_on_an_arabic_result(
     beside «إجابتك», not at the far left of its row."""
     from decimal import Decimal
 
-    from quizzes.attempts import attempt_start
+    from quizzes.attempts.services import attempt_start
     from quizzes.grading import Response
     from tests.factories import add_numerical_question, make_quiz
     from tests.steps import post_answer

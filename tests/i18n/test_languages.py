@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 import pytest
 from django.test import Client
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from tests.factories import make_quiz, make_user, wrong_choice
 from tests.steps import post_answer
 

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.http import StreamingHttpResponse
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.instructors.exports import CSV_HEADER, attempt_rows
 from quizzes.models import Quiz
 from tests import factories

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.grading import Response
 from quizzes.instructors.item_analysis import item_analysis
-from quizzes.typed import folded
+from quizzes.short_answers import folded
 from tests import factories
 from tests.steps import post_answer
 

@@ -6,7 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from quizzes.attempts import Response, attempt_start
+from quizzes.attempts.services import attempt_start
+from quizzes.grading import Response
 from quizzes.instructors.exports import attempt_rows
 from quizzes.instructors.item_analysis import item_analysis
 from quizzes.models import Quiz

@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.grading import Response
 from tests import factories
 from tests.steps import post_answer

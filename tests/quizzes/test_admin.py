@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Choice, Question, Quiz
 from tests.admin_posts import inline, typed_sections
 from tests.factories import make_guide, make_quiz, make_user, wrong_choice

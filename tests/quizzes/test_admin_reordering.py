@@ -7,7 +7,7 @@ correct mark could not be done at all: unticking first leaves a question without
 
 import pytest
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Answer, Choice, Question
 from tests.admin_posts import choice_rows, page_errors, question_rows, save_question, save_quiz
 from tests.factories import add_question, correct_choice, make_user

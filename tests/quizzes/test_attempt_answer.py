@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from quizzes.attempts import Step, attempt_settle, attempt_start, attempt_state
+from quizzes.attempts import rules
+from quizzes.attempts.read import attempt_state
+from quizzes.attempts.services import Step, attempt_finish_if_over, attempt_start
 from quizzes.content import content_changed
 from quizzes.models import Answer
 from tests.factories import add_question, correct_choice, wrong_choice
@@ -111,7 +113,7 @@ def test_a_question_the_learner_saw_that_is_no_longer_theirs_is_a_quiz_change(at
     assert not Answer.objects.filter(attempt=attempt).exists()
 
 
-def test_reading_an_attempt_never_finishes_it_settling_does(learner, quiz):
+def test_reading_an_attempt_never_finishes_it_finishing_if_over_does(learner, quiz):
 
     first, second, third = quiz.questions.order_by("position")
     attempt = attempt_start(user=learner, quiz=quiz)
@@ -122,9 +124,9 @@ def test_reading_an_attempt_never_finishes_it_settling_does(learner, quiz):
 
     state = attempt_state(attempt)
     attempt.refresh_from_db()
-    assert state.is_complete and not attempt.is_finished
+    assert rules.is_complete(state) and not attempt.is_finished
 
-    assert attempt_settle(state=state) is True
+    assert attempt_finish_if_over(state=state) is True
     attempt.refresh_from_db()
     assert attempt.is_finished and (attempt.score, attempt.total) == (2, 2)
-    assert attempt_settle(state=attempt_state(attempt)) is False
+    assert attempt_finish_if_over(state=attempt_state(attempt)) is False

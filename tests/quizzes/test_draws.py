@@ -6,8 +6,8 @@ import re
 import pytest
 from django.test import Client
 
-from quizzes.attempt_read import attempt_read
-from quizzes.attempts import attempt_start, attempt_state
+from quizzes.attempts.read import attempt_read, attempt_state
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
 from quizzes.models import Question
 from tests.factories import add_question, correct_choice, make_quiz, make_user, wrong_choice

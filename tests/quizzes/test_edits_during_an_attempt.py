@@ -9,7 +9,7 @@ import re
 import pytest
 from django.contrib.messages import get_messages
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
 from quizzes.models import Answer, Attempt, Question, Quiz
 from tests.admin_posts import choice_rows, save_question

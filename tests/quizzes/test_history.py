@@ -2,7 +2,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Attempt
 from tests.factories import correct_choice, make_quiz, wrong_choice
 from tests.steps import post_answer

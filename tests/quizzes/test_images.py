@@ -10,7 +10,7 @@ import pytest
 from django.core.files.base import ContentFile
 from PIL import Image
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed, quiz_content
 from quizzes.models import Question, Quiz
 from tests.factories import correct_choice, make_quiz

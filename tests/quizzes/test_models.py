@@ -6,7 +6,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 from django.utils import translation
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Answer, Attempt, Choice, Question, validate_choice_set
 from tests.factories import add_question, correct_choice, make_quiz, wrong_choice
 from tests.steps import post_answer

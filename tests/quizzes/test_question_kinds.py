@@ -8,8 +8,9 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from quizzes.attempts import Response, Step, attempt_start, attempt_submit_all
+from quizzes.attempts.services import Step, attempt_start, attempt_submit_all
 from quizzes.content import content_changed
+from quizzes.grading import Response
 from quizzes.models import (
     Answer,
     Attempt,

@@ -11,15 +11,15 @@ from django.contrib.messages import get_messages
 from django.core.management import call_command
 from django.utils import timezone
 
-from quizzes.attempts import (
-    AttemptError,
+from quizzes.attempts.read import attempt_state, quiz_availability
+from quizzes.attempts.rules import DEADLINE_GRACE
+from quizzes.attempts.services import (
     Step,
-    attempt_settle,
+    attempt_finish_if_over,
     attempt_start,
-    attempt_state,
     attempt_submit_all,
 )
-from quizzes.availability import DEADLINE_GRACE, quiz_availability
+from quizzes.attempts.writes import AttemptError
 from quizzes.models import Answer, Attempt, Choice, Quiz, QuizOverride, ReviewCard
 from tests.admin_posts import inline, page_errors, question_rows
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
@@ -465,7 +465,7 @@ def test_changing_a_quizs_mode_strands_nobody_the_attempt_keeps_its_own(learner,
     state = attempt_state(attempt)
 
     assert attempt.is_deferred and not state.shows_feedback
-    assert attempt_settle(state=state) is False
+    assert attempt_finish_if_over(state=state) is False
 
 
 def test_an_instructor_sets_the_settings_and_a_learners_override_in_the_admin(
@@ -623,7 +623,9 @@ def test_an_overdue_attempt_closed_later_ended_at_its_deadline(learner, timed):
 def test_an_attempt_noticed_past_its_deadline_ended_at_the_deadline(learner, timed):
     attempt = attempt_start(user=learner, quiz=timed)
 
-    assert attempt_settle(state=attempt_state(attempt), now=attempt.deadline + DEADLINE_GRACE * 3)
+    assert attempt_finish_if_over(
+        state=attempt_state(attempt), now=attempt.deadline + DEADLINE_GRACE * 3
+    )
 
     attempt.refresh_from_db()
     assert attempt.finished_at == attempt.deadline

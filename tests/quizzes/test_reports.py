@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import QuestionReport
 from tests.factories import make_instructor, make_quiz, wrong_choice
 from tests.steps import post_answer
@@ -208,7 +208,7 @@ def test_instructors_cannot_add_or_delete_reports(learner, answered, instructor)
 
 def test_a_review_step_offers_to_report_its_question_too(learner, learner_client, answered):
     from quizzes.models import ReviewCard
-    from quizzes.review import review_card_for, review_submit
+    from quizzes.review.services import review_card_for, review_submit
 
     _attempt, question = answered
     card = ReviewCard.objects.get(user=learner, question=question)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizzes.attempts import attempt_start, attempt_submit_all
+from quizzes.attempts.services import attempt_start, attempt_submit_all
 from quizzes.models import Quiz
 from tests.factories import correct_choice, make_mixed_quiz, make_quiz
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.utils.html import escape
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
 from quizzes.models import Answer, Attempt, Question, Quiz
 from tests.factories import add_question, correct_choice, make_quiz, make_user, wrong_choice

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from quizzes.attempts import Step, attempt_start
+from quizzes.attempts.services import Step, attempt_start
 from quizzes.models import Answer, Attempt, Choice, ReviewCard
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
 from tests.steps import post_answer

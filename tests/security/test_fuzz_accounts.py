@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accounts.models import Profile
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import QuestionReport
 from tests.factories import PASSWORD, make_quiz, wrong_choice
 from tests.fuzzing import examples

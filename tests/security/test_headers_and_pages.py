@@ -10,7 +10,7 @@ from django.http import HttpResponse
 from django.test import Client, RequestFactory, override_settings
 from django.utils import translation
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.views.errors import server_error
 from tests.factories import PASSWORD, correct_choice
 from tests.steps import post_answer
