@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from quizzes.attempts import services as engine
-from quizzes.attempts.read import attempt_state
 from quizzes.attempts.services import StepOutcome, attempt_answer
+from quizzes.attempts.state import attempt_state
 from quizzes.content import QuestionData
 from quizzes.forms import AnswerForm
 from quizzes.grading import Response

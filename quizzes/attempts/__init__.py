@@ -4,9 +4,9 @@
   finishing), as plain functions over plain data;
 - `services.py`: the calls views make, one per request (start, a step, an answer, submit
   all, the result), and closing attempts past their deadline;
-- `read.py`: the step's attempt in one statement, any attempt through the ORM, a quiz's start
-  rules for a learner;
-- `state.py`: an attempt as the rules read it (`AttemptRow`, `AttemptState`);
+- `state.py`: an attempt as the rules read it (`AttemptRow`, `AttemptState`), and its reading:
+  the step's in one statement, any attempt through the ORM, a quiz's start rules for a
+  learner;
 - `writes.py`: what the rules decide, written (an answer, its review card, finishing);
 - `responses.py`: a recorded answer as pages show it.
 

@@ -1,7 +1,7 @@
 """The calls views make on an attempt, one per request: start or resume, show a step, answer
 it, submit all, the result; and closing attempts past their deadline.
 
-Each reads the attempt (`read.py`), applies the rules (`rules.py`), writes what they decide
+Each reads the attempt (`state.py`), applies the rules (`rules.py`), writes what they decide
 (`writes.py`) and returns plain data to render: a step is `attempt_step`, an answer
 `attempt_answer` (read, checked, recorded, the review card moved, the attempt finished after
 the last), both in one statement's read and returning a `StepOutcome`. Nothing else writes
@@ -26,12 +26,19 @@ from django.utils.translation import gettext_lazy as _
 
 from ..content import ChoiceData, ItemData, PairData, QuestionData, QuizData, quiz_content
 from ..grading import Posted, Response, Unreadable, read_response
-from ..models import Answer, Attempt, Question, Quiz
+from ..models import Answer, Attempt, Quiz
 from . import rules
-from .read import CardRead, attempt_read, attempt_state, quiz_availability
 from .responses import ChoiceVerdict, RecordedAnswer
 from .rules import DEADLINE_GRACE, AttemptError, Availability
-from .state import AttemptRow, AttemptState, arranged
+from .state import (
+    AttemptRow,
+    AttemptState,
+    CardRead,
+    arranged,
+    attempt_read,
+    attempt_state,
+    quiz_availability,
+)
 from .writes import finish, finish_exam, record, save
 
 logger = logging.getLogger(__name__)
@@ -394,10 +401,8 @@ def attempt_start(*, user: Learner, quiz: Quiz, now: datetime | None = None) -> 
     questions = _draw(user=user, quiz=quiz, shuffler=shuffler)
     order: dict[str, list[int]] = {}
     for question in questions:
-        if question.kind == Question.Kind.MATCHING:  # the matches, always
-            order[str(question.pk)] = arranged([pair.pk for pair in question.pairs], shuffler)
-        elif question.kind == Question.Kind.ORDERING:  # the items, never in the right order
-            order[str(question.pk)] = arranged([item.pk for item in question.items], shuffler)
+        if question.has_parts:  # matches always shuffled, items never in the right order
+            order[str(question.pk)] = arranged([part.pk for part in question.parts], shuffler)
         elif quiz.shuffle_choices and question.choices:
             ids = [choice.pk for choice in question.choices]
             shuffler.shuffle(ids)

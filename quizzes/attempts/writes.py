@@ -19,10 +19,9 @@ from ..models import Answer, Attempt
 from ..review.scheduler import card_of, card_record_quiz_answer, cards_record_answers
 from ..signals import attempt_finished
 from . import rules
-from .read import CardRead, attempt_state
 from .responses import RecordedAnswer
 from .rules import AttemptError
-from .state import AttemptRow, AttemptState, finished, state_of
+from .state import AttemptRow, AttemptState, CardRead, attempt_state, finished, state_of
 
 
 def grade(question: QuestionData, response: Response) -> dict[str, Any]:

@@ -25,9 +25,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from .. import history
-from ..attempts.read import attempt_state
 from ..attempts.responses import RecordedAnswer
-from ..attempts.state import parts_in_order
+from ..attempts.state import attempt_state, parts_in_order
 from ..content import quiz_content
 from ..forms import AnswerForm
 from ..grading import Unanswerable, grade_response

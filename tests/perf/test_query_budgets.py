@@ -52,7 +52,7 @@ BUDGET = {
     "start": 5,
     "resume": 4,
     # A step: the user, and the attempt with its answers (one statement:
-    # quizzes.attempts.read.attempt_read).
+    # quizzes.attempts.state.attempt_read).
     "question": 2,
     # The user, the attempt with its answers and the learner's card for the question (read
     # with the attempt when the form posts the question's id, by itself from an older page),

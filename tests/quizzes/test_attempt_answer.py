@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from quizzes.attempts import rules
-from quizzes.attempts.read import attempt_state
 from quizzes.attempts.services import Step, attempt_finish_if_over, attempt_start
+from quizzes.attempts.state import attempt_state
 from quizzes.content import content_changed
 from quizzes.models import Answer
 from tests.factories import add_question, correct_choice, wrong_choice

@@ -1,4 +1,4 @@
-"""The step's read (quizzes.attempts.read.attempt_read): an attempt with its answers and the
+"""The step's read (quizzes.attempts.state.attempt_read): an attempt with its answers and the
 learner's review card in one literal SQL statement, its quiz content found by (quiz id,
 version); checked against the ORM's reading of the same rows, every kind of answer, with and
 without a deadline, on each database the suite runs on (SQLite, and PostgreSQL in CI)."""
@@ -10,8 +10,8 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from quizzes.attempts.read import attempt_read, attempt_state
 from quizzes.attempts.services import attempt_start, attempt_submit_all
+from quizzes.attempts.state import attempt_read, attempt_state
 from quizzes.content import content_changed
 from quizzes.grading import Response
 from quizzes.models import Attempt, Question, ReviewCard

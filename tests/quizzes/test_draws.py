@@ -6,8 +6,8 @@ import re
 import pytest
 from django.test import Client
 
-from quizzes.attempts.read import attempt_read, attempt_state
 from quizzes.attempts.services import attempt_start
+from quizzes.attempts.state import attempt_read, attempt_state
 from quizzes.content import content_changed
 from quizzes.models import Question
 from tests.factories import add_question, correct_choice, make_quiz, make_user, wrong_choice

@@ -1,7 +1,8 @@
 """What pages keep rendered in the process's `local` cache ({% cache %}) is only what every
 learner sees alike, keyed by everything it shows, so no learner ever sees another's. A step's
-fields are not kept (the measurement that added it found it bought nothing: issue 51); these hold that each learner, order
-of choices and language sees its own step, and an edit at once, whatever is kept."""
+fields are not kept (the measurement that added it found it bought nothing: issue 51); these
+hold that each learner, order of choices and language sees its own step, and an edit at once,
+whatever is kept."""
 
 import re
 

@@ -11,7 +11,6 @@ from django.contrib.messages import get_messages
 from django.core.management import call_command
 from django.utils import timezone
 
-from quizzes.attempts.read import attempt_state, quiz_availability
 from quizzes.attempts.rules import DEADLINE_GRACE
 from quizzes.attempts.services import (
     Step,
@@ -19,6 +18,7 @@ from quizzes.attempts.services import (
     attempt_start,
     attempt_submit_all,
 )
+from quizzes.attempts.state import attempt_state, quiz_availability
 from quizzes.attempts.writes import AttemptError
 from quizzes.models import Answer, Attempt, Choice, Quiz, QuizOverride, ReviewCard
 from tests.admin_posts import inline, page_errors, question_rows
