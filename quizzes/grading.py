@@ -257,12 +257,6 @@ class Response:
     text: str | None = None
     arrangement: tuple[Any, ...] | None = None
 
-    @classmethod
-    def of(cls, response: Response | None, choice_id: int | None) -> Response:
-        if response is not None:
-            return response
-        return cls(choice_ids=(choice_id,) if choice_id is not None else ())
-
     def same_as(self, answer: RecordedAnswer) -> bool:
         """Whether `answer` records this very response (a double click, not a change)."""
         if self.number is not None:

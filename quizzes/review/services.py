@@ -159,15 +159,13 @@ def review_submit(
     user_id: int,
     step: ReviewStep,
     revision: int,
-    response: Response | None = None,
-    choice_id: int | None = None,
+    response: Response,
     now: datetime | None = None,
 ) -> ReviewOutcome:
-    """Record the learner's response (or pick) for the card of `step` (as `review_card_for`
-    read it for this learner: the caller needed its question to read the response) shown at
-    `revision`, marked as a quiz marks it, and move the card once (right: the whole mark)."""
+    """Record the learner's response for the card of `step` (as `review_card_for` read it for
+    this learner) shown at `revision`, marked as a quiz marks it, and move the card once
+    (right: the whole mark). `review_answer_post` reads the response and calls this."""
     now = now or timezone.now()
-    response = Response.of(response, choice_id)
     card, question = step.card, step.question
     if card.reviews != revision:
         recorded = ReviewAnswer.objects.filter(card=card, revision=revision).first()
@@ -224,7 +222,13 @@ def review_submit(
 
 
 def review_answer_post(
-    *, user_id: int, card_id: int, revision: int, posted: Posted, practise: bool = False
+    *,
+    user_id: int,
+    card_id: int,
+    revision: int,
+    posted: Posted,
+    practise: bool = False,
+    now: datetime | None = None,
 ) -> ReviewOutcome:
     """The review page's POST: the learner's response to their card `card_id` shown at
     `revision`, read against its question (UNREADABLE: nothing written), then recorded
@@ -239,7 +243,7 @@ def review_answer_post(
         )
     if practise:
         return practice_grade(user_id=user_id, step=step, response=response)
-    return review_submit(user_id=user_id, step=step, revision=revision, response=response)
+    return review_submit(user_id=user_id, step=step, revision=revision, response=response, now=now)
 
 
 def practice_grade(*, user_id: int, step: ReviewStep, response: Response) -> ReviewOutcome:

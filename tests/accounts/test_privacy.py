@@ -11,7 +11,7 @@ from django.test import Client
 from accounts.models import Profile
 from accounts.privacy import SECTIONS
 from quizzes.attempts.services import attempt_start, attempt_submit_all
-from quizzes.grading import Response
+from quizzes.grading import Posted, Response
 from quizzes.models import (
     Answer,
     Attempt,
@@ -21,7 +21,7 @@ from quizzes.models import (
     ReviewAnswer,
     ReviewCard,
 )
-from quizzes.review.services import review_card_for, review_submit
+from quizzes.review.services import review_answer_post
 from tests.factories import (
     PASSWORD,
     make_mixed_quiz,
@@ -60,11 +60,11 @@ def huda(db, quiz):
     # The missed questions came back for review; one was answered there, right this time.
     card = ReviewCard.objects.get(user=user, question__position=1)
     right = card.question.choices.get(is_correct=True)
-    review_submit(
+    review_answer_post(
         user_id=user.pk,
-        step=review_card_for(user_id=user.pk, card_id=card.pk),
+        card_id=card.pk,
         revision=card.reviews,
-        choice_id=right.pk,
+        posted=Posted(choices=(right.pk,)),
     )
     return user
 

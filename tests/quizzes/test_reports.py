@@ -4,6 +4,7 @@ import pytest
 from django.test import Client
 
 from quizzes.attempts.services import attempt_start
+from quizzes.grading import Posted
 from quizzes.models import QuestionReport
 from tests.factories import make_instructor, make_quiz, wrong_choice
 from tests.steps import post_answer
@@ -208,15 +209,15 @@ def test_instructors_cannot_add_or_delete_reports(learner, answered, instructor)
 
 def test_a_review_step_offers_to_report_its_question_too(learner, learner_client, answered):
     from quizzes.models import ReviewCard
-    from quizzes.review.services import review_card_for, review_submit
+    from quizzes.review.services import review_answer_post
 
     _attempt, question = answered
     card = ReviewCard.objects.get(user=learner, question=question)
-    outcome = review_submit(
+    outcome = review_answer_post(
         user_id=learner.pk,
-        step=review_card_for(user_id=learner.pk, card_id=card.pk),
+        card_id=card.pk,
         revision=card.reviews,
-        choice_id=wrong_choice(question).pk,
+        posted=Posted(choices=(wrong_choice(question).pk,)),
     )
     page = learner_client.get(f"/en/review/answers/{outcome.answer.pk}/").content.decode()
     assert f'href="{_url(question)}?next=/en/review/answers/{outcome.answer.pk}/"' in page

@@ -13,10 +13,11 @@ from django.utils import timezone
 
 from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
+from quizzes.grading import Posted
 from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
 from quizzes.review.badge import review_due_badge, review_due_count, review_due_counts
 from quizzes.review.scheduler import card_of, card_record_quiz_answer, cards_record_answers
-from quizzes.review.services import Review, review_card_for, review_next, review_submit
+from quizzes.review.services import Review, review_answer_post, review_next
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
 from tests.steps import post_answer as post_step_answer
 
@@ -81,11 +82,11 @@ def test_a_miss_goes_through_minute_steps_then_days_further_each_time_and_relear
     intervals = []
     for right in (True, True, True, True, False, True):
         before = card.due
-        outcome = review_submit(
+        outcome = review_answer_post(
             user_id=learner.pk,
-            step=review_card_for(user_id=learner.pk, card_id=card.pk),
+            card_id=card.pk,
             revision=card.reviews,
-            choice_id=(correct_choice if right else wrong_choice)(question).pk,
+            posted=Posted(choices=((correct_choice if right else wrong_choice)(question).pk,)),
             now=before,
         )
         assert outcome.kind is Review.ANSWERED
@@ -230,11 +231,11 @@ def test_other_learners_review_questions_and_answers_do_not_exist(learner_client
     other = make_user()
     first = miss_first_question(other, quiz)
     card = due_now(ReviewCard.objects.get(question=first))
-    theirs = review_submit(
+    theirs = review_answer_post(
         user_id=other.pk,
-        step=review_card_for(user_id=other.pk, card_id=card.pk),
+        card_id=card.pk,
         revision=card.reviews,
-        choice_id=wrong_choice(first).pk,
+        posted=Posted(choices=(wrong_choice(first).pk,)),
     ).answer
 
     assert post_answer(learner_client, card, correct_choice(first)).status_code == 404
