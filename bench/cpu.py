@@ -20,6 +20,7 @@ in). The ratios to the signed-in floor are printed as `make bench` prints its ra
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import os
@@ -100,6 +101,25 @@ class Site:
         for name, value in got["headers"]:  # type: ignore[attr-defined]
             headers_by_name.setdefault(name.lower(), []).append(value)
         return got["status"], headers_by_name, content  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def served() -> Iterator[Site]:
+    """The site with the production settings on a throwaway PostgreSQL and Redis (the seed
+    quizzes loaded), served in this process."""
+    with (
+        services.postgres() as database_url,
+        services.redis() as redis_url,
+        tempfile.TemporaryDirectory() as static_root,
+    ):
+        env = services.site_env(database_url, redis_url, Path(static_root))
+        services.prepare_site(env)
+        os.environ.update(env)
+        os.environ["DJANGO_SETTINGS_MODULE"] = "bench.settings"
+        import django
+
+        django.setup()
+        yield Site()
 
 
 def _csrf_cookie(headers: dict[str, list[str]]) -> str | None:
@@ -248,19 +268,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=40)
     args = parser.parse_args()
 
-    with (
-        services.postgres() as database_url,
-        services.redis() as redis_url,
-        tempfile.TemporaryDirectory() as static_root,
-    ):
-        env = services.site_env(database_url, redis_url, Path(static_root))
-        services.prepare_site(env)
-        os.environ.update(env)
-        os.environ["DJANGO_SETTINGS_MODULE"] = "bench.settings"
-        import django
-
-        django.setup()
-        site = Site()
+    with served() as site:
         learners = Learners(site, count=2000)
         runs = phases(site, learners, args.requests)
         for iterator in runs.values():  # warm: imports, caches, the pool's connection

@@ -565,7 +565,7 @@ LOOPBACK = ["127.0.0.0/8", "::1/128"]
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES", LOOPBACK)
 AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
 
-# Spaced review (quizzes/review.py): FSRS spreads due dates by a random fuzz so that cards
+# Spaced review (quizzes/review/scheduler.py): FSRS spreads due dates by a random fuzz so that cards
 # learned together do not all come back on one day; tests turn it off for exact dates.
 REVIEW_FUZZING = env_bool("REVIEW_FUZZING", True)
 

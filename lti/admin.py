@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from .models import (
@@ -39,7 +40,7 @@ class ToolKeyAdmin(admin.ModelAdmin):
     fields = ["kid", "created_at", "retire_at"]
     readonly_fields = ["kid", "created_at"]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # `manage.py lti_rotate_key` makes keys
 
 
@@ -91,7 +92,7 @@ class ScorePostAdmin(admin.ModelAdmin):
     def quiz(self, post: ScorePost) -> str:
         return str(post.attempt.quiz)
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
 

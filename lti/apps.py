@@ -8,7 +8,7 @@ class LtiConfig(AppConfig):
 
     def ready(self) -> None:
         # Grades go back to the platform when an attempt launched from it finishes
-        # (quizzes.signals.attempt_finished, sent by quizzes/attempts.py).
+        # (quizzes.signals.attempt_finished, sent by quizzes/attempts/writes.py: finish).
         from quizzes.signals import attempt_finished
 
         from .grades import attempt_finished_receiver

@@ -4,8 +4,10 @@ outside the request (a Django task), once per attempt, retried with backoff."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 import requests
 from django.core.cache import cache
@@ -16,8 +18,10 @@ from django.utils import timezone
 from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.grade import Grade
+from pylti1p3.registration import Registration as PyRegistration
 from pylti1p3.service_connector import ServiceConnector
 
+from quizzes.attempts.state import AttemptRow
 from quizzes.models import Attempt
 
 from .models import GradeLink, QuizGrading, ScorePost
@@ -35,7 +39,7 @@ class ForeignLineItem(Exception):
 FIRST_RETRY = timedelta(seconds=30)
 
 
-def attempt_finished_receiver(sender, attempt: Attempt, **kwargs) -> None:
+def attempt_finished_receiver(sender: type[Attempt], attempt: AttemptRow, **kwargs: Any) -> None:
     """quizzes.signals.attempt_finished: after the finishing transaction commits, note the
     score to send when the learner came from a platform, and send it in a task."""
     attempt_id, user_id, quiz_id = attempt.pk, attempt.user_id, attempt.quiz_id
@@ -65,7 +69,9 @@ class _TokenSession(requests.Session):
 
     expires_in: int | None = None
 
-    def request(self, method, url, *args, **kwargs):
+    def request(
+        self, method: str, url: str | bytes, *args: Any, **kwargs: Any
+    ) -> requests.Response:
         kwargs.setdefault("timeout", HTTP_TIMEOUT)
         response = super().request(method, url, *args, **kwargs)
         if method.upper() == "POST" and response.ok:
@@ -84,17 +90,17 @@ class _TokenSession(requests.Session):
 class CachedTokenConnector(ServiceConnector):
     """pylti1p3's connector, with its access token kept in Django's cache until it expires."""
 
-    def __init__(self, registration_pk: int, py_reg) -> None:
+    def __init__(self, registration_pk: int, py_reg: PyRegistration) -> None:
         self.session = _TokenSession()
         super().__init__(py_reg, requests_session=self.session)
         self.registration_pk = registration_pk
 
-    def _key(self, scopes) -> str:
+    def _key(self, scopes: Sequence[str]) -> str:
         return f"lti-token-{self.registration_pk}-{'|'.join(sorted(scopes))}"
 
-    def get_access_token(self, scopes) -> str:
+    def get_access_token(self, scopes: Sequence[str]) -> str:
         key = self._key(scopes)
-        token = cache.get(key)
+        token: str | None = cache.get(key)
         if token:
             return token
         token = super().get_access_token(scopes)
@@ -102,7 +108,7 @@ class CachedTokenConnector(ServiceConnector):
         cache.set(key, token, max(lifetime - 60, 1))
         return token
 
-    def forget_token(self, scopes) -> None:
+    def forget_token(self, scopes: Sequence[str]) -> None:
         cache.delete(self._key(scopes))
 
 
@@ -172,7 +178,7 @@ def _send(post: ScorePost) -> None:
 
 
 def backoff(tries: int) -> timedelta:
-    return FIRST_RETRY * (4 ** max(tries - 1, 0))
+    return FIRST_RETRY * int(4 ** max(tries - 1, 0))
 
 
 # A send that began longer ago than this and never recorded its outcome (its process died)
@@ -181,7 +187,7 @@ SENDING_STALE = timedelta(minutes=10)
 DONE = {ScorePost.Status.SENT, ScorePost.Status.SKIPPED, ScorePost.Status.GAVE_UP}
 
 
-def _claim(score_post_id: int, now) -> ScorePost | None:
+def _claim(score_post_id: int, now: datetime) -> ScorePost | None:
     """Mark the post as being sent, in a short transaction of its own, so that no other run
     sends it meanwhile and no lock is held while the platform answers (on SQLite a write
     transaction holds the whole database). None: sent, settled, or being sent by another run."""
@@ -251,7 +257,7 @@ def post_score(score_post_id: int) -> str:
     return post.status
 
 
-def scores_retry(*, now=None) -> int:
+def scores_retry(*, now: datetime | None = None) -> int:
     """Send again the scores whose retry is due (for backends that cannot defer a task:
     `manage.py lti_retry_scores` from cron). Returns how many were tried."""
     now = now or timezone.now()

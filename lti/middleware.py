@@ -18,8 +18,9 @@ the way out) and the session and CSRF middlewares (below it, whose cookies it ad
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Container
 from http.cookies import Morsel
+from typing import cast
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -34,14 +35,14 @@ FRAME_ORIGINS = "lti_frame_origins"  # lti.views.FRAME_ORIGINS
 LOGIN_COOKIE_PREFIX = "lti1p3-"
 
 
-class PartitionedMorsel(Morsel):
+class PartitionedMorsel(Morsel[str]):
     """A cookie written with the `Partitioned` attribute."""
 
-    def OutputString(self, attrs=None) -> str:  # noqa: N802 — http.cookies' name
+    def OutputString(self, attrs: Container[str] | None = None) -> str:  # http.cookies' name
         return super().OutputString(attrs) + "; Partitioned"
 
 
-def third_party(morsel: Morsel) -> PartitionedMorsel:
+def third_party(morsel: Morsel[str]) -> PartitionedMorsel:
     """`morsel` as a cookie sent in another site's frame: SameSite=None, Secure, Partitioned."""
     partitioned = PartitionedMorsel()
     partitioned.set(morsel.key, morsel.value, morsel.coded_value)
@@ -68,7 +69,9 @@ def _launched_origins(request: HttpRequest) -> list[str] | None:
         return None
 
 
-def lti_embedding(get_response: Callable[[HttpRequest], HttpResponse]):
+def lti_embedding(
+    get_response: Callable[[HttpRequest], HttpResponse],
+) -> Callable[[HttpRequest], HttpResponse]:
     def middleware(request: HttpRequest) -> HttpResponse:
         response = get_response(request)
         for name, morsel in list(response.cookies.items()):
@@ -81,7 +84,10 @@ def lti_embedding(get_response: Callable[[HttpRequest], HttpResponse]):
             launched = bool(origins)
         if not origins:
             return response
-        policy = {**settings.SECURE_CSP, "frame-ancestors": list(origins)}
+        policy = {
+            **cast("dict[str, Collection[str] | str]", settings.SECURE_CSP),
+            "frame-ancestors": list(origins),
+        }
         form_action = getattr(request, "lti_form_action", None)
         if form_action:
             policy["form-action"] = [CSP.SELF, form_action]

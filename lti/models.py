@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -82,7 +85,7 @@ class Registration(models.Model):
         return bool(found) and found[0] in self.service_origins
 
 
-def origins_of(urls) -> list[str]:
+def origins_of(urls: Iterable[object]) -> list[str]:
     """The distinct http(s) origins of `urls`, in order; anything else is left out."""
     found: list[str] = []
     for url in urls:
@@ -117,7 +120,7 @@ class Deployment(models.Model):
 
 
 class ToolKeyQuerySet(models.QuerySet["ToolKey"]):
-    def published(self, now=None) -> ToolKeyQuerySet:
+    def published(self, now: datetime | None = None) -> ToolKeyQuerySet:
         """Keys in the JWKS: the current one and retired ones until their date."""
         now = now or timezone.now()
         return self.filter(Q(retire_at=None) | Q(retire_at__gt=now))
@@ -155,7 +158,8 @@ class ToolKey(models.Model):
 
     @property
     def public_pem(self) -> str:
-        return JWK(**self.public_jwk).export_to_pem().decode()
+        pem: bytes = JWK(**self.public_jwk).export_to_pem()
+        return pem.decode()
 
 
 def sub_digest(sub: str) -> str:
@@ -189,7 +193,7 @@ class LtiIdentity(models.Model):
     def __str__(self) -> str:
         return f"{self.issuer} {self.sub[:100]}"
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         self.sub_digest = sub_digest(self.sub)
         super().save(*args, **kwargs)
 

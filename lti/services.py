@@ -7,7 +7,7 @@ import logging
 import re
 import secrets
 import unicodedata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.contrib.auth import get_user_model
@@ -21,6 +21,9 @@ from accounts.models import Profile
 from quizzes.models import Quiz
 
 from .models import GradeLink, LtiIdentity, Registration, sub_digest
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +66,7 @@ def _unique_username(base: str) -> str:
     return f"lti-{secrets.token_hex(8)}"
 
 
-def _new_user(body: dict[str, Any]):
+def _new_user(body: dict[str, Any]) -> User:
     user_model = get_user_model()
     base = _username_base(body)
     for _attempt in range(5):
@@ -85,7 +88,7 @@ def _new_user(body: dict[str, Any]):
     raise IntegrityError("No free username for this learner.")
 
 
-def user_for_launch(*, registration: Registration, body: dict[str, Any]):
+def user_for_launch(*, registration: Registration, body: dict[str, Any]) -> User | None:
     """The Daleel user tied to (issuer, sub), made on their first launch, without a password."""
     sub = str(body.get("sub") or "")
     if not sub:
@@ -111,7 +114,7 @@ def user_for_launch(*, registration: Registration, body: dict[str, Any]):
     return user
 
 
-def grant_roles(*, user, registration: Registration, is_instructor: bool) -> None:
+def grant_roles(*, user: User, registration: Registration, is_instructor: bool) -> None:
     """Platform instructors and administrators join the Instructors group when the
     registration allows it; nothing in a claim ever takes rights away or makes an admin."""
     if not (is_instructor and registration.grants_instructor):
@@ -140,7 +143,8 @@ def quiz_for_launch(body: dict[str, Any]) -> Quiz | None:
             slug = match.kwargs.get("slug")
     if not slug:
         return None
-    return Quiz.objects.published().filter(slug=str(slug)).first()
+    quiz: Quiz | None = Quiz.objects.published().filter(slug=str(slug)).first()
+    return quiz
 
 
 def language_for_launch(body: dict[str, Any]) -> str | None:
@@ -179,7 +183,7 @@ def foreign_addresses(*, registration: Registration, body: dict[str, Any]) -> st
 
 
 def grade_link_record(
-    *, user, quiz: Quiz, registration: Registration, body: dict[str, Any], is_instructor: bool
+    *, user: User, quiz: Quiz, registration: Registration, body: dict[str, Any], is_instructor: bool
 ) -> GradeLink | None:
     """Remember the line item of this launch, where the learner's score goes (an
     instructor's only where the registration asks: lti.grades)."""

@@ -7,20 +7,22 @@ from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 import requests
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
-from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
+from pylti1p3.contrib.django.message_launch import DjangoMessageLaunch
+from pylti1p3.contrib.django.oidc_login import DjangoOIDCLogin
 from pylti1p3.contrib.django.request import DjangoRequest
 from pylti1p3.deployment import Deployment as PyDeployment
 from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.registration import Registration as PyRegistration
+from pylti1p3.registration import TKeySet
 from pylti1p3.tool_config.abstract import ToolConfAbstract
 
 from .models import Deployment, PendingLogin, Registration, ToolKey, UsedLaunchValue
@@ -68,7 +70,7 @@ def py_registration(registration: Registration) -> PyRegistration:
     )
 
 
-class ToolConf(ToolConfAbstract):
+class ToolConf(ToolConfAbstract[DjangoRequest]):
     """Registrations and deployments from the database; an unknown deployment is refused,
     never created."""
 
@@ -83,10 +85,15 @@ class ToolConf(ToolConfAbstract):
     def check_iss_has_many_clients(self, iss: str) -> bool:
         return True
 
-    def find_registration_by_issuer(self, iss, *args, **kwargs):
+    # pylti1p3 takes None for "not found", though its annotations say otherwise.
+    def find_registration_by_issuer(  # type: ignore[override]
+        self, iss: str, *args: Any, **kwargs: Any
+    ) -> PyRegistration | None:
         return None  # every lookup names the client id (check_iss_has_many_clients)
 
-    def find_registration_by_params(self, iss, client_id, *args, **kwargs):
+    def find_registration_by_params(  # type: ignore[override]
+        self, iss: str, client_id: str | None, *args: Any, **kwargs: Any
+    ) -> PyRegistration | None:
         lookups: dict[str, Any] = {"issuer": iss, "is_active": True}
         if client_id:
             lookups["client_id"] = client_id
@@ -97,10 +104,12 @@ class ToolConf(ToolConfAbstract):
         self.py_reg = py_registration(found[0])
         return self.py_reg
 
-    def find_deployment(self, iss, deployment_id):
+    def find_deployment(self, iss: str, deployment_id: str) -> PyDeployment | None:
         return None
 
-    def find_deployment_by_params(self, iss, deployment_id, client_id, *args, **kwargs):
+    def find_deployment_by_params(
+        self, iss: str, deployment_id: str, client_id: str | None, *args: Any, **kwargs: Any
+    ) -> PyDeployment | None:
         if self.registration is None:
             self.find_registration_by_params(iss, client_id)
         if self.registration is None:
@@ -145,8 +154,11 @@ class KeptParams(DjangoRequest):
     """The request of a login whose parameters we kept (lti.login): those, and nothing the
     address adds."""
 
-    def get_param(self, key: str):
-        return self._default_params.get(key)
+    def __init__(self, request: HttpRequest, params: dict[str, str]) -> None:
+        super().__init__(request, default_params=params)  # type: ignore[no-untyped-call]
+
+    def get_param(self, key: str) -> Any:
+        return (self._default_params or {}).get(key)
 
 
 def _jwks_cache_key(url: str) -> str:
@@ -158,14 +170,17 @@ class Launch(DjangoMessageLaunch):
     once when the id_token names a key the cached set lacks (the platform rotated)."""
 
     def __init__(self, request: HttpRequest, tool_conf: ToolConf) -> None:
-        super().__init__(request, tool_conf, launch_data_storage=PendingLoginStorage())
+        # pylti1p3's Django classes are untyped.
+        super().__init__(  # type: ignore[no-untyped-call]
+            request, tool_conf, launch_data_storage=PendingLoginStorage()
+        )
         self.tool_conf = tool_conf
         self._refetched = False
         self._fetched = False
 
-    def fetch_public_key(self, key_set_url: str):
+    def fetch_public_key(self, key_set_url: str) -> TKeySet:
         key = _jwks_cache_key(key_set_url)
-        found = None if self._refetched else cache.get(key)
+        found: TKeySet | None = None if self._refetched else cache.get(key)
         if found:
             return found
         self._fetched = True
@@ -176,9 +191,14 @@ class Launch(DjangoMessageLaunch):
         except (requests.RequestException, ValueError) as error:
             raise LtiException(f"The platform's keys could not be read: {error}") from error
         cache.set(key, found, JWKS_CACHE_SECONDS)
-        return found
+        return cast(TKeySet, found)
 
-    def get_public_key(self):
+    def claims(self) -> dict[str, Any]:
+        """The launch's claims (its JWT's body) as a plain dict: their names are the LTI
+        specification's, read by name."""
+        return dict(self.get_launch_data())
+
+    def get_public_key(self) -> tuple[str, str]:
         try:
             return super().get_public_key()
         except LtiException:
@@ -247,7 +267,7 @@ def validate_launch(request: HttpRequest) -> Launch:
         raise LaunchRefused(reason) from error
     except Exception as error:  # a malformed token pylti1p3 did not expect (KeyError…)
         raise LaunchRefused(f"The launch could not be read: {error}") from error
-    body = launch.get_launch_data()
+    body = launch.claims()
     registration = tool_conf.registration
     assert registration is not None
     _claims_check(body, registration)
@@ -266,17 +286,15 @@ def validate_launch(request: HttpRequest) -> Launch:
     return launch
 
 
-def oidc_login(request: HttpRequest, launch_url: str, *, params: dict[str, str]):
+def oidc_login(request: HttpRequest, launch_url: str, *, params: dict[str, str]) -> HttpResponse:
     """The redirect to the platform's authorization endpoint for the login-initiation
     `params`, with a new state (pylti1p3's cookie) and nonce (a PendingLogin row with the
     state; nothing in the browser's session). Raises LaunchRefused for an unknown platform."""
     storage = PendingLoginStorage()
     tool_conf = ToolConf()
-    login = DjangoOIDCLogin(
-        KeptParams(request, default_params=params), tool_conf, launch_data_storage=storage
-    )
+    login = DjangoOIDCLogin(KeptParams(request, params), tool_conf, launch_data_storage=storage)
     try:
-        response = login.disable_check_cookies().redirect(launch_url)
+        response: HttpResponse = login.disable_check_cookies().redirect(launch_url)
     except (LtiException, OIDCException) as error:
         raise LaunchRefused(str(error)) from error
     state = parse_qs(urlsplit(response["Location"]).query).get("state", [""])[0]

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import logging
 from importlib import import_module
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth import login as auth_login
 from django.db import transaction
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
@@ -99,7 +102,7 @@ REASONS = [
 ]
 
 
-def reason_message(reason: str):
+def reason_message(reason: str) -> str | Promise:
     lowered = reason.lower()
     for words, message in REASONS:
         if any(word in lowered for word in words):
@@ -113,7 +116,7 @@ def refused(
     *,
     status: int = 403,
     frame_origins: list[str] | None = None,
-    **extra,
+    **extra: Any,
 ) -> HttpResponse:
     """The refusal page, in both languages. `frame_origins`: the registered platform's, which
     may show it in their frame (nobody else may)."""
@@ -160,7 +163,7 @@ def _launch(request: HttpRequest) -> HttpResponse:
         launch = tool.validate_launch(request)
     except LaunchRefused as error:
         return _refused_launch(request, error.reason)
-    body = launch.get_launch_data()
+    body = launch.claims()
     registration = launch.tool_conf.registration
     assert registration is not None
     if reason := services.foreign_addresses(registration=registration, body=body):
@@ -231,8 +234,8 @@ def jwks(request: HttpRequest) -> JsonResponse:
     return response
 
 
-def _picker_quizzes(query: str):
-    quizzes = Quiz.objects.published().order_by("title")
+def _picker_quizzes(query: str) -> QuerySet[Quiz]:
+    quizzes: QuerySet[Quiz] = Quiz.objects.published().order_by("title")
     if query:
         # The catalog's own search: both languages, Arabic folded, stemmed.
         for word in search_words(query):

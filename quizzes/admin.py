@@ -101,7 +101,7 @@ class NumericalAnswerInline(BilingualFieldsMixin, TranslationStackedInline):
 
 class AcceptedTextInline(BilingualFieldsMixin, TranslationStackedInline):
     """A short-answer question's accepted answers, each worth a share of the mark (100% for a
-    whole answer); matched as people type unless marked exact (quizzes/typed.py)."""
+    whole answer); matched as people type unless marked exact (quizzes/short_answers.py)."""
 
     model = AcceptedText
     form = InlineRowForm

@@ -39,6 +39,7 @@ from django.utils.translation import get_language
 from . import text
 from .models import (
     CHOICE_KINDS,
+    PART_KINDS,
     AcceptedText,
     Choice,
     MatchPair,
@@ -46,8 +47,8 @@ from .models import (
     OrderItem,
     Question,
     Quiz,
+    search_text_refresh,
 )
-from .search import search_text_refresh
 
 # Versions kept per process (a version of a long quiz is some tens of KB).
 VERSIONS_KEPT = 256
@@ -350,6 +351,19 @@ class QuestionData:
     @property
     def has_choices(self) -> bool:
         return self.kind in CHOICE_KINDS
+
+    @property
+    def has_parts(self) -> bool:
+        """Whether the learner arranges parts of the question (`parts`)."""
+        return self.kind in PART_KINDS
+
+    @property
+    def parts(self) -> tuple[PairData | ItemData, ...]:
+        """What the learner arranges: a matching question's matches (every pair's,
+        distractors included), an ordering question's items; none for the other kinds."""
+        if self.kind == "matching":
+            return self.pairs
+        return self.items if self.kind == "ordering" else ()
 
     def choice(self, choice_id: int | None) -> ChoiceData | None:
         return next((choice for choice in self.choices if choice.pk == choice_id), None)

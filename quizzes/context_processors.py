@@ -13,7 +13,7 @@ from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext
 
-from .review import review_due_badge
+from .review.badge import review_due_badge
 
 
 @dataclass(frozen=True)

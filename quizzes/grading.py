@@ -8,20 +8,20 @@ numerical one earns the weight of the best accepted number whose range holds the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from .content import AcceptedNumber, ChoiceData, ItemData, PairData, QuestionData
-from .models import SHORT_ANSWER_MAX_LENGTH, Question
-from .typed import matches as text_matches
+from .models import SHORT_ANSWER_MAX_LENGTH, TYPED_KINDS, Question
+from .short_answers import matches as text_matches
 
 if TYPE_CHECKING:
-    from .responses import RecordedAnswer
+    from .attempts.responses import RecordedAnswer
 
 # An answer's mark is kept to four decimals: Moodle's 1/3 weights (0.3333333) ticked three
 # times make 0.9999999, which is the whole mark.
@@ -51,7 +51,7 @@ MAX_DECIMAL_PLACES = 10
 class NumberError(ValueError):
     """What the learner typed is not a number the site reads; `message` says why."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str | Promise) -> None:
         super().__init__(message)
         self.message = message
 
@@ -107,6 +107,88 @@ def clamp_mark(value: Decimal) -> Decimal:
     return min(max(value, ZERO), ONE).quantize(MARK_PLACES)
 
 
+class AcceptedNumberKey(NamedTuple):
+    """A numerical question's accepted number as it stood when an answer was marked."""
+
+    value: Decimal
+    tolerance: Decimal
+    fraction: Decimal
+    pk: int
+
+
+class AcceptedTextKey(NamedTuple):
+    """A short-answer question's accepted answer as it stood when an answer was marked."""
+
+    text_en: str
+    text_ar: str
+    fraction: Decimal
+    exact: bool
+    pk: int
+
+
+@dataclass(frozen=True)
+class Key:
+    """The key an answer was marked against, kept with it (`Answer.key`, `ReviewAnswer.key`):
+    a later change of the question's key changes neither the answer's mark nor its review.
+    Each kind fills its own part; one answer and true or false keep theirs in the answer's
+    `correct_choice` instead."""
+
+    # Several answers: each choice's weight.
+    weights: Mapping[int, Decimal] = field(default_factory=dict)
+    # Numbers: the accepted numbers.
+    numbers: tuple[AcceptedNumberKey, ...] = ()
+    # Short answer: the accepted answers.
+    texts: tuple[AcceptedTextKey, ...] = ()
+    # Matching: each prompt's pair id, and its right match's (the same pair's).
+    matches: Mapping[int, int] = field(default_factory=dict)
+    # Ordering: the items' ids in the right order.
+    order: tuple[int, ...] = ()
+
+    @classmethod
+    def read(cls, kind: str, stored: Any) -> Key:
+        """The key as `stored` (JSON) for a question of `kind`."""
+        if not stored:
+            return cls()
+        if kind == Question.Kind.MULTIPLE:
+            return cls(weights={int(pk): Decimal(weight) for pk, weight in stored.items()})
+        if kind == Question.Kind.NUMERICAL:
+            return cls(
+                numbers=tuple(
+                    AcceptedNumberKey(Decimal(value), Decimal(tolerance), Decimal(weight), pk)
+                    for value, tolerance, weight, pk in stored
+                )
+            )
+        if kind == Question.Kind.SHORT:
+            return cls(
+                texts=tuple(
+                    AcceptedTextKey(text_en, text_ar, Decimal(weight), exact, pk)
+                    for text_en, text_ar, weight, exact, pk in stored
+                )
+            )
+        if kind == Question.Kind.MATCHING:
+            return cls(matches={int(prompt): match for prompt, match in stored.items()})
+        if kind == Question.Kind.ORDERING:
+            return cls(order=tuple(stored))
+        return cls()
+
+    def stored(self, kind: str) -> dict[str, Any] | list[Any]:
+        """The key as `Answer.key` keeps it (JSON) for a question of `kind`: several
+        answers' {choice id: weight}, numbers' [value, tolerance, weight, id] and short
+        answers' [English, Arabic, weight, exact, id] per accepted one, matching's {prompt:
+        match}, ordering's ids in order; {} for the kinds that keep no key here."""
+        if kind == Question.Kind.MULTIPLE:
+            return {str(pk): f"{weight:f}" for pk, weight in self.weights.items()}
+        if kind == Question.Kind.NUMERICAL:
+            return [[f"{v:f}", f"{t:f}", f"{w:f}", pk] for v, t, w, pk in self.numbers]
+        if kind == Question.Kind.SHORT:
+            return [[en, ar, f"{w:f}", exact, pk] for en, ar, w, exact, pk in self.texts]
+        if kind == Question.Kind.MATCHING:
+            return {str(prompt): match for prompt, match in self.matches.items()}
+        if kind == Question.Kind.ORDERING:
+            return list(self.order)
+        return {}
+
+
 @dataclass
 class Grade:
     """What an answer earned, and the key it was marked against."""
@@ -114,8 +196,7 @@ class Grade:
     fraction: Decimal
     # One answer / true or false: the choice worth the whole mark.
     correct_choice: ChoiceData | None = None
-    # Several answers: {choice id: weight}; numbers: the accepted numbers as lists.
-    key: dict | list = field(default_factory=dict)
+    key: Key = field(default_factory=Key)
     # Numbers: the accepted number the response fell in, for its feedback.
     matched: AcceptedNumber | None = None
 
@@ -130,9 +211,9 @@ def grade_choices(question: QuestionData, ticked: Iterable[ChoiceData]) -> Grade
     ticked_ids = {choice.pk for choice in ticked}
     total = sum((c.fraction for c in choices if c.pk in ticked_ids), ZERO)
     correct = next((c for c in choices if c.fraction == ONE), None)
-    key = {}
+    key = Key()
     if question.kind == Question.Kind.MULTIPLE:
-        key = {str(c.pk): f"{c.fraction.normalize():f}" for c in choices}
+        key = Key(weights={c.pk: c.fraction.normalize() for c in choices})
     return Grade(fraction=clamp_mark(total), correct_choice=correct, key=key)
 
 
@@ -145,18 +226,14 @@ def grade_number(question: QuestionData, number: Decimal) -> Grade:
     answers = question.numbers
     matching = [answer for answer in answers if within(answer, number)]
     best = max(matching, key=lambda answer: answer.fraction, default=None)
-    key = [
-        [f"{a.value.normalize():f}", f"{a.tolerance.normalize():f}", f"{a.fraction:f}", a.pk]
-        for a in answers
-    ]
+    key = Key(
+        numbers=tuple(
+            AcceptedNumberKey(a.value.normalize(), a.tolerance.normalize(), a.fraction, a.pk)
+            for a in answers
+        )
+    )
     fraction = clamp_mark(best.fraction) if best is not None else ZERO
     return Grade(fraction=fraction, key=key, matched=best)
-
-
-def choice_verdicts(choice_ids: list[int], key: dict) -> dict[int, tuple[bool, bool]]:
-    """Several answers, for the review: per choice id, (ticked, right in the key then)."""
-    ticked = set(choice_ids)
-    return {int(pk): (int(pk) in ticked, Decimal(weight) > 0) for pk, weight in key.items()}
 
 
 def format_mark(value: Decimal | int | float | None) -> str:
@@ -180,12 +257,6 @@ class Response:
     text: str | None = None
     arrangement: tuple[Any, ...] | None = None
 
-    @classmethod
-    def of(cls, response: Response | None, choice_id: int | None) -> Response:
-        if response is not None:
-            return response
-        return cls(choice_ids=(choice_id,) if choice_id is not None else ())
-
     def same_as(self, answer: RecordedAnswer) -> bool:
         """Whether `answer` records this very response (a double click, not a change)."""
         if self.number is not None:
@@ -193,7 +264,7 @@ class Response:
         if self.text is not None:
             return answer.text == self.text
         if self.arrangement is not None:
-            return answer.arrangement == stored_arrangement(self.arrangement)
+            return bool(answer.arrangement == stored_arrangement(self.arrangement))
         recorded = [answer.choice_id] if answer.choice_id is not None else answer.choice_ids
         return set(recorded) == set(self.choice_ids)
 
@@ -238,7 +309,7 @@ def grade_response(question: QuestionData, response: Response) -> dict[str, Any]
     kind = question.kind
     if kind in TYPED_KINDS:
         grade, recorded = _grade_typed(question, response)
-        fields.update(key=grade.key, **recorded)
+        fields.update(key=grade.key.stored(kind), **recorded)
     elif kind == Question.Kind.NUMERICAL:
         if response.number is None or response.choice_ids:
             raise Unanswerable(_("Type a number."))
@@ -246,7 +317,7 @@ def grade_response(question: QuestionData, response: Response) -> dict[str, Any]
             # Only reachable if content was written around the admin's validation.
             raise Unanswerable(_("This question is being revised; please try again later."))
         grade = grade_number(question, response.number)
-        fields.update(number=response.number, key=grade.key)
+        fields.update(number=response.number, key=grade.key.stored(kind))
     else:
         choices = {choice.pk: choice for choice in question.choices}
         ids = list(dict.fromkeys(response.choice_ids))
@@ -259,7 +330,9 @@ def grade_response(question: QuestionData, response: Response) -> dict[str, Any]
         if kind == Question.Kind.MULTIPLE:
             if not any(choice.fraction > 0 for choice in choices.values()):
                 raise Unanswerable(_("This question is being revised; please try again later."))
-            fields.update(choice_ids=[pk for pk in choices if pk in set(ids)], key=grade.key)
+            fields.update(
+                choice_ids=[pk for pk in choices if pk in set(ids)], key=grade.key.stored(kind)
+            )
         else:
             if grade.correct_choice is None:
                 # Only reachable if content was written around the admin's validation.
@@ -322,7 +395,6 @@ def read_response(
 
 # --- Short answer, matching, ordering -------------------------------------------------------
 
-TYPED_KINDS = frozenset({"short", "matching", "ordering"})
 REVISING = _("This question is being revised; please try again later.")
 
 
@@ -335,7 +407,7 @@ def stored_arrangement(arrangement: tuple[Any, ...]) -> list[Any] | dict[str, in
 
 
 def grade_text(question: QuestionData, typed: str) -> Grade:
-    """A short answer earns the weight of the best accepted answer it matches (typed.py)."""
+    """A short answer earns the weight of the best accepted answer it matches (short_answers.py)."""
     best = max(
         (
             accepted.fraction
@@ -345,10 +417,11 @@ def grade_text(question: QuestionData, typed: str) -> Grade:
         ),
         default=ZERO,
     )
-    key = [
-        [accepted.text_en, accepted.text_ar, f"{accepted.fraction:f}", accepted.exact, accepted.pk]
-        for accepted in question.texts
-    ]
+    key = Key(
+        texts=tuple(
+            AcceptedTextKey(a.text_en, a.text_ar, a.fraction, a.exact, a.pk) for a in question.texts
+        )
+    )
     return Grade(fraction=clamp_mark(best), key=key)
 
 
@@ -356,27 +429,19 @@ def grade_matches(question: QuestionData, picked: dict[int, int]) -> Grade:
     """Each prompt matched right earns its share of the mark (1 / the number of prompts)."""
     prompts = question.prompts
     right = sum(1 for prompt in prompts if picked.get(prompt.pk) == prompt.pk)
-    key = {str(prompt.pk): prompt.pk for prompt in prompts}
+    key = Key(matches={prompt.pk: prompt.pk for prompt in prompts})
     return Grade(fraction=clamp_mark(Decimal(right) / len(prompts)), key=key)
 
 
-def longest_in_order(positions: list[int]) -> int:
-    """How many of `positions` (each item's place in the right order, as the learner put
-    them) form the longest run that is in the right order, not necessarily side by side."""
-    tails: list[int] = []
-    for position in positions:
-        low, high = 0, len(tails)
-        while low < high:
-            middle = (low + high) // 2
-            if tails[middle] < position:
-                low = middle + 1
-            else:
-                high = middle
-        if low == len(tails):
-            tails.append(position)
-        else:
-            tails[low] = position
-    return len(tails)
+def longest_in_order(places: list[int]) -> list[int]:
+    """Indexes into `places` (each item's place in the right order, as the learner put them)
+    of one longest run that is in the right order, not necessarily side by side: what an
+    ordering answer's mark counts, and what its feedback marks as in order."""
+    runs: list[list[int]] = []  # per index, the longest run ending there
+    for index, place in enumerate(places):
+        before = (run for run in runs if places[run[-1]] < place)
+        runs.append([*max(before, key=len, default=[]), index])
+    return max(runs, key=len, default=[])
 
 
 def grade_order(question: QuestionData, order: list[int]) -> Grade:
@@ -384,8 +449,8 @@ def grade_order(question: QuestionData, order: list[int]) -> Grade:
     the right order: all of them in order, the whole mark; 1, 3, 2, 4 earns 3/4; the reverse
     of four items 1/4."""
     place = {item.pk: index for index, item in enumerate(question.items)}
-    in_order = longest_in_order([place[pk] for pk in order])
-    key = [item.pk for item in question.items]
+    in_order = len(longest_in_order([place[pk] for pk in order]))
+    key = Key(order=tuple(item.pk for item in question.items))
     return Grade(fraction=clamp_mark(Decimal(in_order) / len(question.items)), key=key)
 
 

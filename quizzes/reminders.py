@@ -29,7 +29,7 @@ from django.utils import timezone, translation
 from accounts.mail import send_later
 from accounts.models import Profile
 
-from .review import review_due_count
+from .review.badge import review_due_count
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from django.tasks import task
 from django.utils import timezone
 
-from .attempts import attempts_close_overdue
+from .attempts.services import attempts_close_overdue
 from .reminders import reminders_send
 
 logger = logging.getLogger(__name__)

@@ -1,8 +1,8 @@
 """Catalog search: one normal form for what is searched and what a learner types.
 
 A quiz keeps its English and Arabic titles and descriptions as search tokens in
-`Quiz.search_text` (set by `Quiz.save()`; `search_text_refresh()` for rows written around it,
-such as fixtures loaded raw or `bulk_create`): " <title tokens> | <description tokens> ".
+`Quiz.search_text` (set by `Quiz.save()`; `models.search_text_refresh()` for rows written
+around it, such as fixtures loaded raw or `bulk_create`): " <title tokens> | <description tokens> ".
 Each word is folded (`search_normalise`) and written twice, as typed and as its stem
 (`search_stem`): Arabic lightly stemmed (the article and the prefixes attached to it, a
 leading و, ب، ل or ك without it, common suffixes; the broken plurals of the glossary's words
@@ -34,10 +34,6 @@ from django.conf import settings
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
-
-    from django.db.models import QuerySet
-
-    from .models import Quiz
 
 # Arabic marks a reader may or may not type: harakat, tanween, shadda, sukun, the dagger
 # alef, Quranic annotation marks, and tatweel (the stretching of a word, ـ).
@@ -164,7 +160,7 @@ def search_title_end() -> str:
     return f" {_SEPARATOR} "
 
 
-def search_text_for(quiz: Quiz) -> str:
+def search_text_for(quiz: object) -> str:
     """What a quiz is found by: its titles' tokens, then its descriptions', in every
     language."""
     title, description = (
@@ -217,18 +213,3 @@ def search_words_corrected(words: list[str], vocabulary: list[str]) -> list[str]
         best = max(scored, key=lambda pair: (pair[0], -len(pair[1]), pair[1]), default=None)
         corrected.append(best[1] if best and best[0] >= TYPO_SIMILARITY else word)
     return corrected
-
-
-def search_text_refresh(quizzes: QuerySet[Quiz] | None = None) -> int:
-    """Recompute `search_text` for `quizzes` (a queryset; default every quiz), returning how
-    many changed: for quizzes written without `Quiz.save()`."""
-    from .models import Quiz
-
-    changed: list[Quiz] = []
-    for quiz in (quizzes if quizzes is not None else Quiz.objects.all()).iterator(2000):
-        text = search_text_for(quiz)
-        if text != quiz.search_text:
-            quiz.search_text = text
-            changed.append(quiz)
-    Quiz.objects.bulk_update(changed, ["search_text"], batch_size=500)
-    return len(changed)

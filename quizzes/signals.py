@@ -2,7 +2,8 @@
 
 from django.dispatch import Signal
 
-# Sent by attempts._finish inside the transaction that finishes the attempt, with
-# `attempt` (finished, scored). Receivers that reach outside (lti sends the grade to the
-# platform) defer their work to `transaction.on_commit`.
+# Sent by `finish` (quizzes/attempts/writes.py) as it finishes an attempt, inside the
+# transaction that writes it, with `attempt` (an AttemptRow, finished and scored). Receivers
+# that reach outside (lti sends the grade to the platform) defer their work to
+# `transaction.on_commit`.
 attempt_finished = Signal()

@@ -11,7 +11,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from .models import ReviewAnswer, ReviewCard
-from .review import DueCounts, cards_offered, due_counts_of, due_times_keep
+from .review.badge import DueCounts, due_counts_of, due_times_keep, offered
 
 DAYS_AHEAD = 30
 RETENTION_DAYS = 30
@@ -66,7 +66,7 @@ def review_statistics(*, user_id: int, now: datetime | None = None) -> ReviewSta
     later = 0
     states = dict.fromkeys(("new", "learning", "review", "relearning"), 0)
     due_times = []
-    for due, state, reviews in cards_offered(user_id).values_list("due", "state", "reviews"):
+    for due, state, reviews in offered(user_id).values_list("due", "state", "reviews"):
         due_times.append(due.timestamp())
         states[_state(state, reviews)] += 1
         offset = max((timezone.localdate(due) - today).days, 0)

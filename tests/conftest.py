@@ -40,7 +40,7 @@ def _fast_passwords(settings):
 @pytest.fixture(autouse=True)
 def _exact_review_dates(settings):
     """FSRS without its random fuzz, so that tests can name the day a card comes back."""
-    from quizzes.review import scheduler
+    from quizzes.review.scheduler import scheduler
 
     settings.REVIEW_FUZZING = False
     scheduler.cache_clear()

@@ -1,9 +1,22 @@
-"""What a step's form posts for the right answer to any kind of question, as a learner's
-browser would send it for `attempt` (its own order of matches and items)."""
+"""Answering as a learner does, for tests: the fields a step's form posts (in the attempt's
+own numbering of shuffled choices, matches and items), read by the step's `AnswerForm` and
+taken by `quizzes.attempts.attempt_answer`, the one call the step's view makes."""
 
 from __future__ import annotations
 
-from quizzes.models import Attempt, Question
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from quizzes.attempts import services as engine
+from quizzes.attempts.services import StepOutcome, attempt_answer
+from quizzes.attempts.state import attempt_state
+from quizzes.content import QuestionData
+from quizzes.forms import AnswerForm
+from quizzes.grading import Response
+from quizzes.models import Attempt, Choice, Question
 from tests.factories import correct_choice
 
 
@@ -26,3 +39,82 @@ def right_answer_data(attempt: Attempt, question: Question) -> dict[str, str]:
         }
         return {f"position-{n}": str(place[pk]) for n, pk in enumerate(shown, start=1)}
     return {"choice": str(correct_choice(question).pk)}
+
+
+def post_answer(
+    attempt: Attempt,
+    question: Question | QuestionData,
+    *,
+    choice: Choice | Any | None = None,
+    response: Response | None = None,
+    number: int | None = None,
+    seen: bool = True,
+    now: datetime | None = None,
+) -> StepOutcome:
+    """`attempt`'s learner answers `question` on its step: picks `choice`, or sends
+    `response` (the choices ticked, the number or text typed, the matches or the order)
+    through the step's form. `number`: the step the form was on (the question's own by
+    default); `seen=False`: a page too old to send the question's id. `attempt` is brought up
+    to date (finished, scored) as the answer leaves it."""
+    state = attempt_state(attempt)
+    known = state.content.question(question.pk)
+    if response is None:
+        response = Response(choice_ids=(choice.pk,) if choice is not None else ())
+    data = form_data(state, known, response) if known is not None else _ids(response)
+    form = AnswerForm({"question": str(question.pk) if seen else "", **data})
+    assert form.is_valid(), form.errors
+    if number is None:
+        number = state.number_of(known) if known is not None and state.question(known.pk) else 1
+    outcome = attempt_answer(
+        user=attempt.user, attempt_id=attempt.pk, number=number, posted=form.posted(), now=now
+    )
+    attempt.refresh_from_db(fields=["finished_at", "score", "total"])
+    return outcome
+
+
+def form_data(state: Any, question: QuestionData, response: Response) -> dict[str, Any]:
+    """`AnswerForm`'s data as the step's form posts `response` to `question` in this attempt
+    (`views.common.answer_data`): choices by their number on the page when the attempt
+    shuffled them, matches and positions by the numbers of its own order of matches and
+    items."""
+    if response.number is not None:
+        return {"number": str(response.number)}
+    if response.text is not None:
+        return {"text": response.text}
+    if response.arrangement is not None:
+        shown = [part.pk for part in state.parts_of(question)]
+        if question.kind == Question.Kind.MATCHING:
+            picked = dict(response.arrangement)
+            return {
+                "match": [
+                    str(shown.index(picked[prompt.pk]) + 1) if prompt.pk in picked else ""
+                    for prompt in question.prompts
+                ]
+            }
+        order = list(response.arrangement)
+        return {"position": [str(order.index(pk) + 1) if pk in order else "" for pk in shown]}
+    numbered = state.numbered_choices(question)
+    if numbered is None:
+        return _ids(response)
+    numbers = {choice.pk: n for n, choice in enumerate(numbered, start=1)}
+    return {"choice": [str(numbers.get(pk, pk)) for pk in response.choice_ids]}
+
+
+def _ids(response: Response) -> dict[str, Any]:
+    return {"choice": [str(pk) for pk in response.choice_ids]}
+
+
+def another_tab_between_read_and_write(
+    monkeypatch: pytest.MonkeyPatch, other_tab: Callable[[], object]
+) -> None:
+    """Two tabs' requests interleaved: `other_tab` (a whole request of the same learner) runs
+    once, right after the next request has read its attempt and before it writes anything."""
+    read = engine.attempt_read
+
+    def reading(**kwargs: Any) -> Any:
+        got = read(**kwargs)
+        monkeypatch.setattr(engine, "attempt_read", read)
+        other_tab()
+        return got
+
+    monkeypatch.setattr(engine, "attempt_read", reading)

@@ -24,11 +24,13 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from quizzes.attempts import Response, answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
+from quizzes.grading import Response
 from quizzes.models import Question, QuestionReport, Quiz, ReviewCard
 from tests import factories
 from tests.site_urls import every_url, url_values
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -142,7 +144,7 @@ def _pages(tmp_path) -> dict[str, str]:
             else:
                 picked = question.choices.filter(is_correct=not wrong).first()
                 response = Response(choice_ids=(picked.pk,))
-            answer_record(attempt=finished, question=question, response=response)
+            post_answer(finished, question, response=response)
     ReviewCard.objects.update(due=timezone.now())
     current = attempt_start(user=admin, quiz=quiz)
     # A number to type: the mixed quiz's last step, the three before it answered.
@@ -150,7 +152,7 @@ def _pages(tmp_path) -> dict[str, str]:
     typing = attempt_start(user=admin, quiz=numbers)
     for question in numbers.questions.order_by("position")[:3]:
         picked = question.choices.filter(is_correct=True).first()
-        answer_record(attempt=typing, question=question, response=Response(choice_ids=(picked.pk,)))
+        post_answer(typing, question, response=Response(choice_ids=(picked.pk,)))
     QuestionReport.objects.create(
         user=learner, question=quiz.questions.first(), reason="unclear", text="?"
     )

@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
 from ..models import (
+    PART_KINDS,
     AcceptedText,
     Attempt,
     Choice,
@@ -25,7 +26,7 @@ from ..models import (
     Question,
     Quiz,
 )
-from .gift import (
+from .gift.format import (
     Bilingual,
     GiftChoice,
     GiftNumericalAnswer,
@@ -300,7 +301,7 @@ class _Parts:
     """The pairs and items of the exported quizzes' matching and ordering questions (id →
     position and English text), read once, when the first answer that needs them comes."""
 
-    KINDS = (Question.Kind.MATCHING, Question.Kind.ORDERING)
+    KINDS = PART_KINDS
 
     def __init__(self, quizzes: QuerySet[Quiz]) -> None:
         self.quizzes = quizzes

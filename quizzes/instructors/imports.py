@@ -29,7 +29,7 @@ from ..models import (
     validate_choice_set,
     validate_numerical_answers,
 )
-from .gift import (
+from .gift.format import (
     TITLE_MAX_LENGTH,
     Bilingual,
     GiftDocument,

@@ -10,7 +10,7 @@ Per question, over the analysed attempts that answered it:
 - distribution of the answers over its choices (distractor analysis; for several answers,
   how many ticked each box), and for a numerical question its most common responses;
 - for a short-answer question, the most common answers that earned nothing, grouped as the
-  grading matches them (quizzes.typed.folded: "Adam", "adam" and "ADAM " are one answer);
+  grading matches them (quizzes.short_answers.folded: "Adam", "adam" and "ADAM " are one answer);
 - for a matching question, the most confused pairs: a prompt and the wrong match picked for
   it, with how many answers did so;
 - for an ordering question, how often each item was put in its own place; its facility is
@@ -38,7 +38,7 @@ from django.db.models import Count, F, Prefetch, QuerySet, Window, prefetch_rela
 from django.db.models.functions import RowNumber
 
 from ..models import Answer, Attempt, Choice, MatchPair, OrderItem, Question, QuestionReport, Quiz
-from ..typed import folded
+from ..short_answers import folded
 
 DISCRIMINATION_THRESHOLD = 0.3
 # Marks are summed as integers in units of a ten-thousandth (Answer.fraction's precision).

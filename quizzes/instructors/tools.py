@@ -25,13 +25,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from .. import history
-from ..attempt_read import attempt_state, parts_in_order
-from ..attempts import PART_KINDS
+from ..attempts.responses import RecordedAnswer
+from ..attempts.state import attempt_state, parts_in_order
 from ..content import quiz_content
 from ..forms import AnswerForm
 from ..grading import Unanswerable, grade_response
-from ..models import Attempt, Guide, Quiz
-from ..responses import RecordedAnswer
+from ..models import PART_KINDS, Attempt, Guide, Quiz
 from ..views.common import answer_data
 from .coverage import translation_coverage
 from .exports import attempts_csv_response, csv_stream, gift_download

@@ -3,20 +3,20 @@ attempts record), review (spaced review of misses) and reports (problems learner
 Import them from here; migrations name what they use by these paths."""
 
 from .attempts import (
-    DEADLINE_GRACE,
     PROGRESS_COLUMNS,
+    AbstractAnswer,
     Answer,
     Attempt,
     AttemptQuerySet,
     QuizOverride,
-    attempt_shows_feedback,
-    past_deadline,
     progress_of_attempts,
 )
 from .content import (
     CHOICE_KINDS,
     FULL_MARK,
     IMAGE_ALT_MAX_LENGTH,
+    PART_KINDS,
+    TYPED_KINDS,
     WEIGHT_SLACK,
     Choice,
     Guide,
@@ -36,6 +36,7 @@ from .content import (
     image_dimension,
     image_field,
     image_upload_to,
+    search_text_refresh,
     validate_choice_set,
     validate_numerical_answers,
 )
@@ -53,7 +54,8 @@ from .seed import SeedAddition
 
 __all__ = [
     "CHOICE_KINDS",
-    "DEADLINE_GRACE",
+    "PART_KINDS",
+    "TYPED_KINDS",
     "PART_TEXT_MAX_LENGTH",
     "SHORT_ANSWER_MAX_LENGTH",
     "AcceptedText",
@@ -63,6 +65,7 @@ __all__ = [
     "IMAGE_ALT_MAX_LENGTH",
     "PROGRESS_COLUMNS",
     "WEIGHT_SLACK",
+    "AbstractAnswer",
     "Answer",
     "Attempt",
     "AttemptQuerySet",
@@ -85,14 +88,13 @@ __all__ = [
     "ReviewAnswer",
     "ReviewCard",
     "SeedAddition",
-    "attempt_shows_feedback",
     "catalog_title",
+    "search_text_refresh",
     "equal_weights",
     "image_dimension",
     "image_field",
     "image_upload_to",
     "parts_problems",
-    "past_deadline",
     "progress_of_attempts",
     "validate_choice_set",
     "validate_numerical_answers",

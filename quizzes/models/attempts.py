@@ -1,10 +1,10 @@
-"""Attempts and their answers: the rows the rules of an attempt write (quizzes/attempts.py,
-quizzes/answers.py), and what an attempt may show."""
+"""Attempts and their answers: the rows the rules of an attempt write (quizzes/attempts/:
+`services.py` decides under `rules.py`, `writes.py` writes)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -12,28 +12,12 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, FloatField, Q
 from django.db.models.functions import Cast, NullIf
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from ..attempts.rules import DEADLINE_GRACE, AttemptFacts, past_deadline
 from .content import Choice, Question, Quiz
 from .kinds import SHORT_ANSWER_MAX_LENGTH
-
-# Answers may arrive this late after an attempt's deadline: the time a submit takes to cross
-# the network. Documented in the README (as quizzes.availability.DEADLINE_GRACE).
-DEADLINE_GRACE = timedelta(seconds=10)
-
-
-def past_deadline(deadline: datetime | None, now: datetime) -> bool:
-    """Whether an attempt with this deadline is past it and its grace at `now`: it takes no
-    answer, and is finished as soon as something reads it (`_running` says it in SQL)."""
-    return deadline is not None and now > deadline + DEADLINE_GRACE
-
-
-def attempt_shows_feedback(*, feedback: str, finished_at: datetime | None) -> bool:
-    """Whether an attempt's verdicts, marks, right answers and score may reach its learner:
-    after each answer in practice mode, only once the attempt is finished in exam mode."""
-    return feedback != Quiz.Feedback.DEFERRED or finished_at is not None
 
 
 def _running(now: datetime | None = None) -> Q:
@@ -106,7 +90,7 @@ def progress_of_attempts(
     return progress
 
 
-class Attempt(models.Model):
+class Attempt(AttemptFacts, models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
@@ -128,7 +112,7 @@ class Attempt(models.Model):
     feedback = models.CharField(
         _("feedback"), max_length=10, choices=Quiz.Feedback.choices, default=Quiz.Feedback.IMMEDIATE
     )
-    # No answer is taken after this (plus a grace for the network: quizzes.rules).
+    # No answer is taken after this (plus a grace for the network: attempts.rules).
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
     # {question id: [choice ids]}: this attempt's own order of choices, drawn at the start.
     choice_order = models.JSONField(_("order of choices"), default=dict, blank=True)
@@ -153,25 +137,6 @@ class Attempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.quiz} · {self.started_at:%Y-%m-%d %H:%M}"
-
-    def get_absolute_url(self) -> str:
-        return reverse("quizzes:attempt", args=[self.pk])
-
-    @property
-    def is_finished(self) -> bool:
-        return self.finished_at is not None
-
-    @property
-    def is_deferred(self) -> bool:
-        return self.feedback == Quiz.Feedback.DEFERRED
-
-    @property
-    def shows_feedback(self) -> bool:
-        return attempt_shows_feedback(feedback=self.feedback, finished_at=self.finished_at)
-
-    @property
-    def percent(self) -> int:
-        return round(100 * self.score / self.total) if self.total else 0
 
 
 class QuizOverride(models.Model):
@@ -212,7 +177,37 @@ class QuizOverride(models.Model):
         return f"{self.user} · {self.quiz}"
 
 
-class Answer(models.Model):
+class AbstractAnswer(models.Model):
+    """The columns of a recorded response, an attempt's (`Answer`) or a review's
+    (`ReviewAnswer`): what was sent, the key it was marked against, and the mark.
+    `grading.grade_response` gives them; `attempts.responses.RecordedAnswer` reads them."""
+
+    # Several answers: the ids of the choices ticked, in the question's order.
+    choice_ids = models.JSONField(_("choices ticked"), default=list, blank=True)
+    # The key when the learner answered, for the review and the mark (grading.Key): several
+    # answers' {choice id: weight}, numbers' and short answers' accepted ones, matching's
+    # {prompt: its match}, ordering's right order.
+    key = models.JSONField(_("key when answered"), default=dict, blank=True)
+    # A numerical question's response, as the learner typed it once read.
+    number = models.DecimalField(
+        _("number"), max_digits=20, decimal_places=10, null=True, blank=True
+    )
+    # A short answer as the learner typed it (matched as people type: quizzes/short_answers.py).
+    text = models.CharField(_("text typed"), max_length=SHORT_ANSWER_MAX_LENGTH, blank=True)
+    # Matching: {prompt's pair id: pair id of the match picked}; ordering: the items' ids in
+    # the learner's order.
+    arrangement = models.JSONField(_("matches or order"), default=list, blank=True)
+    # The share of the question's mark this answer earned, 0 to 1.
+    fraction = models.DecimalField(_("mark"), max_digits=5, decimal_places=4, default=Decimal(0))
+    # Whole mark earned (fraction 1): what "right" means in counts and analyses.
+    is_correct = models.BooleanField(_("correct"))
+    answered_at = models.DateTimeField(_("answered"), default=timezone.now)
+
+    class Meta:
+        abstract = True
+
+
+class Answer(AbstractAnswer):
     attempt = models.ForeignKey(
         Attempt, on_delete=models.CASCADE, related_name="answers", verbose_name=_("attempt")
     )
@@ -239,25 +234,6 @@ class Answer(models.Model):
         null=True,
         blank=True,
     )
-    # Several answers: the ids of the choices ticked, in the question's order.
-    choice_ids = models.JSONField(_("choices ticked"), default=list, blank=True)
-    # Several answers and numbers: the key when the learner answered, for the review —
-    # {choice id: weight} or [[value, tolerance, weight, accepted number id], ...].
-    key = models.JSONField(_("key when answered"), default=dict, blank=True)
-    # A numerical question's response, as the learner typed it once read.
-    number = models.DecimalField(
-        _("number"), max_digits=20, decimal_places=10, null=True, blank=True
-    )
-    # A short answer as the learner typed it (matched as people type: quizzes/typed.py).
-    text = models.CharField(_("text typed"), max_length=SHORT_ANSWER_MAX_LENGTH, blank=True)
-    # Matching: {prompt's pair id: pair id of the match picked}; ordering: the items' ids in
-    # the learner's order.
-    arrangement = models.JSONField(_("matches or order"), default=list, blank=True)
-    # The share of the question's mark this answer earned, 0 to 1.
-    fraction = models.DecimalField(_("mark"), max_digits=5, decimal_places=4, default=Decimal(0))
-    # Whole mark earned (fraction 1): what "right" means in counts and analyses.
-    is_correct = models.BooleanField(_("correct"))
-    answered_at = models.DateTimeField(_("answered"), default=timezone.now)
 
     class Meta:
         ordering = ["attempt", "question__position"]

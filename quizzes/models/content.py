@@ -9,11 +9,14 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, Subquery, Value
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, NullIf
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from ..attempts import rules
+from ..search import search_text_for
 
 # Images' alt texts: a sentence or two; a longer description belongs in the prompt.
 IMAGE_ALT_MAX_LENGTH = 250
@@ -136,10 +139,10 @@ class Quiz(models.Model):
     search_text = models.TextField(_("search text"), blank=True, default="", editable=False)
 
     class Feedback(models.TextChoices):
-        IMMEDIATE = "immediate", _("After each question (practice)")
-        DEFERRED = "deferred", _("When the learner finishes (exam)")
+        IMMEDIATE = rules.IMMEDIATE, _("After each question (practice)")
+        DEFERRED = rules.DEFERRED, _("When the learner finishes (exam)")
 
-    # Settings: what an attempt may do (quizzes/rules.py reads them at each start).
+    # Settings: what an attempt may do (quizzes/attempts/rules.py reads them at each start).
     feedback = models.CharField(
         _("feedback"),
         max_length=10,
@@ -230,8 +233,6 @@ class Quiz(models.Model):
         return self.title
 
     def save(self, *args, **kwargs) -> None:
-        from ..search import search_text_for
-
         # Kept here rather than by each editing path: every path that saves a quiz (the
         # admin, the importer, the shell) changes what it is found by.
         self.search_text = search_text_for(self)
@@ -263,8 +264,26 @@ class Quiz(models.Model):
         return (last or 0) + 1
 
 
+def search_text_refresh(quizzes: QuerySet[Quiz] | None = None) -> int:
+    """Recompute `search_text` for `quizzes` (a queryset; default every quiz), returning how
+    many changed: for quizzes written without `Quiz.save()`."""
+    changed: list[Quiz] = []
+    for quiz in (quizzes if quizzes is not None else Quiz.objects.all()).iterator(2000):
+        text = search_text_for(quiz)
+        if text != quiz.search_text:
+            quiz.search_text = text
+            changed.append(quiz)
+    Quiz.objects.bulk_update(changed, ["search_text"], batch_size=500)
+    return len(changed)
+
+
 # The kinds answered by picking among the question's choices.
 CHOICE_KINDS = frozenset({"single", "multiple", "truefalse"})
+# The kinds whose step numbers parts of the question for the learner to arrange: a matching
+# question's matches, an ordering question's items.
+PART_KINDS = frozenset({"matching", "ordering"})
+# The kinds answered with something other than choices or a number: typed or arranged.
+TYPED_KINDS = frozenset({"short", *PART_KINDS})
 
 
 class QuestionQuerySet(models.QuerySet["Question"]):

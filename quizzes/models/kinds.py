@@ -20,7 +20,7 @@ PART_TEXT_MAX_LENGTH = 300
 
 class AcceptedText(QuestionPart):
     """A short-answer question's accepted answer, worth `fraction` of the mark (a whole
-    answer 1, a partly right one less). Matched as people type (quizzes/typed.py): case,
+    answer 1, a partly right one less). Matched as people type (quizzes/short_answers.py): case,
     spaces, and in Arabic diacritics, tatweel, the forms of alef, final ة/ه and ى/ي, and
     Arabic-Indic digits do not count, unless it is `exact`."""
 

@@ -1,21 +1,19 @@
 """Spaced review: a learner's card per missed question and their review answers
-(quizzes/review.py writes them)."""
+(quizzes/review/ writes them)."""
 
 from __future__ import annotations
-
-from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .attempts import AbstractAnswer
 from .content import Choice, Question
-from .kinds import SHORT_ANSWER_MAX_LENGTH
 
 
 class ReviewCard(models.Model):
-    """A question a learner missed, scheduled for spaced review (FSRS, `quizzes.review`).
+    """A question a learner missed, scheduled for spaced review (FSRS, `quizzes.review.scheduler`).
 
     The scheduler's card state is stored field by field; `reviews` counts the answers that
     moved it, and a review form carries it so that a replayed answer moves the card once.
@@ -60,8 +58,9 @@ class ReviewCard(models.Model):
         return f"{self.user} · {self.question} · {self.due:%Y-%m-%d}"
 
 
-class ReviewAnswer(models.Model):
-    """One answer given in a review: statistics and mastery read these; no attempt changes."""
+class ReviewAnswer(AbstractAnswer):
+    """One answer given in a review, with the columns of any recorded answer
+    (`AbstractAnswer`): statistics and mastery read these; no attempt changes."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -90,20 +89,6 @@ class ReviewAnswer(models.Model):
         related_name="+",
         verbose_name=_("correct choice"),
     )
-    # As in Answer: several answers ticked, a number typed, the key when answered, the mark.
-    choice_ids = models.JSONField(_("choices ticked"), default=list, blank=True)
-    key = models.JSONField(_("key when answered"), default=dict, blank=True)
-    number = models.DecimalField(
-        _("number"), max_digits=20, decimal_places=10, null=True, blank=True
-    )
-    # A short answer as the learner typed it (matched as people type: quizzes/typed.py).
-    text = models.CharField(_("text typed"), max_length=SHORT_ANSWER_MAX_LENGTH, blank=True)
-    # Matching: {prompt's pair id: pair id of the match picked}; ordering: the items' ids in
-    # the learner's order.
-    arrangement = models.JSONField(_("matches or order"), default=list, blank=True)
-    fraction = models.DecimalField(_("mark"), max_digits=5, decimal_places=4, default=Decimal(0))
-    is_correct = models.BooleanField(_("correct"))
-    answered_at = models.DateTimeField(_("answered"), default=timezone.now)
 
     class Rating(models.IntegerChoices):
         # fsrs.Rating's values.
@@ -113,7 +98,7 @@ class ReviewAnswer(models.Model):
         EASY = 4, _("Easy")
 
     # How the answer moved the card: Again when wrong; Good when right, until the learner
-    # says Hard or Easy (quizzes.review.review_rate). Empty for answers before self-rating.
+    # says Hard or Easy (quizzes.review.services.review_rate). Empty for answers before self-rating.
     rating = models.PositiveSmallIntegerField(
         _("rating"), choices=Rating.choices, null=True, blank=True
     )

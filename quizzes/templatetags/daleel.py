@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html, linebreaks
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, get_language_bidi, gettext, ngettext
+from django.utils.translation import get_language, gettext, ngettext
 
 from ..grading import format_mark
 from ..text import rendered, unwrap_paragraph
@@ -160,16 +160,6 @@ def html_datetime(value) -> str:
     if not value:
         return ""
     return value.replace(microsecond=0).isoformat()
-
-
-@register.simple_tag
-def page_direction() -> str:
-    return "rtl" if get_language_bidi() else "ltr"
-
-
-@register.filter
-def percent_of(score: int, total: int) -> int:
-    return round(100 * score / total) if total else 0
 
 
 @register.filter

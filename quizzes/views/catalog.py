@@ -4,20 +4,15 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.utils import timezone
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from .. import catalog as catalog_service
-from ..attempts import (
-    attempt_settle,
-    attempt_state,
-)
-from ..availability import quiz_availability
+from ..attempts.services import quiz_start_rules
 from ..content import catalog_generation, quiz_content
 from ..forms import CatalogForm
 from ..mastery import quiz_levels
-from ..models import Attempt, Guide, Quiz, past_deadline
+from ..models import Attempt, Guide
 from .common import HtmxHttpRequest, page_or_fragment, published_quiz
 
 
@@ -65,10 +60,7 @@ def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     content = quiz_content(quiz)
     best = mastery = availability = None
     if request.user.is_authenticated:
-        availability = quiz_availability(quiz=quiz, user=request.user)
-        if _settle_overdue(availability.in_progress, quiz):
-            # Not "Resume" for an attempt that is over: its result, and the rules as they are.
-            availability = quiz_availability(quiz=quiz, user=request.user)
+        availability = quiz_start_rules(user=request.user, quiz=quiz)
         best = Attempt.objects.filter(user=request.user, quiz=quiz).best_first().first()
         mastery = quiz_levels(user_id=request.user.pk, question_counts={quiz.pk: content.count})[
             quiz.pk
@@ -85,11 +77,3 @@ def quiz_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             "mastery": mastery,
         },
     )
-
-
-def _settle_overdue(attempt: Attempt | None, quiz: Quiz) -> bool:
-    """Finish `attempt` if it is past its deadline and grace; True if it did. No statement
-    for an attempt in time."""
-    if attempt is None or not past_deadline(attempt.deadline, timezone.now()):
-        return False
-    return attempt_settle(state=attempt_state(attempt))

@@ -13,9 +13,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from .. import history as history_stats
 from .. import reports
-from ..attempts import (
-    attempts_close_overdue,
-)
+from ..attempts.services import attempts_close_overdue
 from ..forms import ReportForm
 from ..models import Attempt
 from .common import LearnerRequest, learner_required, page_or_fragment, same_site_path

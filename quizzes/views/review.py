@@ -19,20 +19,19 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import push_url
 from fsrs import Rating
 
+from ..attempts.responses import RecordedAnswer
 from ..forms import MAX_ID, AnswerForm, IdField
 from ..models import ReviewAnswer
-from ..responses import RecordedAnswer
-from ..review import (
+from ..review.badge import review_due_counts
+from ..review.services import (
     Review,
     ReviewNotFound,
     ReviewStep,
-    practice_grade,
     review_answer_for,
+    review_answer_post,
     review_card_for,
-    review_due_counts,
     review_next,
     review_rate,
-    review_submit,
 )
 from ..statistics import (
     BAR_GAP,
@@ -123,30 +122,31 @@ def review(request: LearnerRequest) -> HttpResponse:
     valid = form.is_valid()
     if "card" in form.errors or "revision" in form.errors:
         raise Http404("No such review question.")  # not a form our pages send
-    step = _card_or_404(request, form.cleaned_data["card"])
-    response = form.response_for(step.question, shown=step.parts or None) if valid else None
-    if response is None:
-        # Nothing readable (no choice, a number in letters): said on the step, nothing written.
+    if not valid:
+        # Nothing readable (letters for a choice's id): said on the card, nothing written.
+        step = _card_or_404(request, form.cleaned_data["card"])
         return _render(request, step=step, form=form, practise=practise, status=422)
-    if practise:
-        # Practice records nothing: its feedback is this response's own, with no address.
-        outcome = practice_grade(user_id=request.user.pk, step=step, response=response)
-        if outcome.kind is Review.REFUSED:
-            return _render(
-                request, step=step, error=str(outcome.message), practise=True, status=409
-            )
-        return _render(request, step=step, answer=outcome.answer, practise=True)
     try:
-        outcome = review_submit(
+        outcome = review_answer_post(
             user_id=request.user.pk,
-            step=step,
+            card_id=form.cleaned_data["card"],
             revision=form.cleaned_data["revision"],
-            response=response,
+            posted=form.posted(),
+            practise=practise,
         )
     except ReviewNotFound:
         raise Http404("No such review question.") from None
+    if outcome.kind is Review.UNREADABLE:
+        # Nothing readable (no choice, a number in letters): said on the step, nothing written.
+        form.add_error(outcome.field, str(outcome.message))
+        return _render(request, step=outcome.step, form=form, practise=practise, status=422)
     if outcome.kind is Review.REFUSED:
-        return _render(request, step=outcome.step, error=str(outcome.message), status=409)
+        return _render(
+            request, step=outcome.step, error=str(outcome.message), practise=practise, status=409
+        )
+    if practise:
+        # Practice records nothing: its feedback is this response's own, with no address.
+        return _render(request, step=outcome.step, answer=outcome.answer, practise=True)
     if outcome.kind is Review.MOVED_ON:
         messages.info(request, str(outcome.message))
         return redirect("quizzes:review")

@@ -1,8 +1,8 @@
 """Taking a quiz: start or resume, one step at a time, finish, the result.
 
-Each view parses the request, makes one call to the rules (quizzes.attempts) and renders
-what it returns: `quizzes/take.html` (its `step` partial for htmx). The path of an answer:
-`attempt_question` -> `attempts.attempt_answer` -> `_render_step`.
+Each view parses the request, makes one call to the attempt engine (quizzes/attempts/
+services.py) and renders what it returns: `quizzes/take.html` (its `step` partial for htmx).
+The path of an answer: `attempt_question` -> `services.attempt_answer` -> `_render_step`.
 """
 
 from __future__ import annotations
@@ -16,20 +16,20 @@ from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
-from ..attempts import (
-    AttemptError,
+from ..attempts.rules import DEADLINE_GRACE, AttemptError
+from ..attempts.services import (
     AttemptNotFound,
-    AttemptState,
     Step,
     StepPage,
     attempt_answer,
-    attempt_settled,
+    attempt_as_it_stands,
     attempt_step,
     attempt_submit_all,
     step_page,
 )
-from ..attempts import attempt_begin as start_or_resume
-from ..availability import DEADLINE_GRACE, quiz_availability
+from ..attempts.services import attempt_begin as start_or_resume
+from ..attempts.services import attempt_result as attempt_result_of
+from ..attempts.state import AttemptState
 from ..forms import AnswerForm
 from .common import (
     HtmxHttpRequest,
@@ -48,7 +48,7 @@ DEADLINE_GRACE_SECONDS = round(DEADLINE_GRACE.total_seconds())
 def _settled(request: LearnerRequest, pk: int) -> AttemptState:
     """The signed-in learner's own attempt as it stands, or 404."""
     try:
-        return attempt_settled(user=request.user, attempt_id=pk)
+        return attempt_as_it_stands(user=request.user, attempt_id=pk)
     except AttemptNotFound:
         raise Http404("No such attempt.") from None
 
@@ -151,8 +151,6 @@ def _render_step(
         "next_url": _step_address(request, attempt.pk, number + 1) if page.has_next else "",
         "choices": page.choices,
         "parts": page.parts,
-        # Keys the unanswered fields kept rendered (take.html): the order of what it lists.
-        "choice_order": ",".join(str(part.pk) for part in (page.parts or page.choices)),
         "numbered_choices": page.numbered,
         "verdicts": page.verdicts,
         "form": form,  # None: nothing sent yet, so no errors to show
@@ -213,12 +211,15 @@ def attempt_question(request: LearnerRequest, pk: int, number: int) -> HttpRespo
 def attempt_finish(request: LearnerRequest, pk: int) -> HttpResponse:
     """Exam mode's "Submit all and finish": GET asks to confirm (listing the questions still
     unanswered), POST finishes and shows the result."""
+    if request.method == "POST":
+        try:
+            state = attempt_submit_all(user=request.user, attempt_id=pk).state
+        except AttemptNotFound:
+            raise Http404("No such attempt.") from None
+        return _where_it_stands(request, state)
     state = _settled(request, pk)
     if state.attempt.is_finished or not state.attempt.is_deferred:
         return _where_it_stands(request, state)
-    if request.method == "POST":
-        attempt_submit_all(state=state)
-        return redirect("quizzes:result", pk=state.attempt.pk)
     return render(
         request,
         "quizzes/finish.html",
@@ -229,24 +230,22 @@ def attempt_finish(request: LearnerRequest, pk: int) -> HttpResponse:
 @require_safe
 @learner_required
 def attempt_result(request: LearnerRequest, pk: int) -> HttpResponse:
-    state = _settled(request, pk)
-    attempt = state.attempt
-    if not attempt.is_finished:
+    try:
+        result = attempt_result_of(user=request.user, attempt_id=pk)
+    except AttemptNotFound:
+        raise Http404("No such attempt.") from None
+    state = result.state
+    if not state.attempt.is_finished:
         return _where_it_stands(request, state)
-    quiz = state.quiz
-    refusal = None
-    if quiz.max_attempts is not None or quiz.closes_at is not None or quiz.opens_at is not None:
-        # Only a quiz with limits costs the reads of the learner's attempts and override.
-        refusal = quiz_availability(quiz=quiz, user=request.user).refusal
     return render(
         request,
         "quizzes/result.html",
         {
-            "attempt": attempt,
-            "quiz": quiz,
+            "attempt": state.attempt,
+            "quiz": state.quiz,
             "state": state,
             "review": state.review(),
-            "can_retake": quiz.is_published and refusal is None,
-            "retake_refusal": refusal,
+            "can_retake": result.can_retake,
+            "retake_refusal": result.retake_refusal,
         },
     )

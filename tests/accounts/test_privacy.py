@@ -10,14 +10,8 @@ from django.test import Client
 
 from accounts.models import Profile
 from accounts.privacy import SECTIONS
-from quizzes.attempts import (
-    answer_record,
-    attempt_start,
-    attempt_state,
-    attempt_submit_all,
-    step_submit,
-)
-from quizzes.grading import Response
+from quizzes.attempts.services import attempt_start, attempt_submit_all
+from quizzes.grading import Posted, Response
 from quizzes.models import (
     Answer,
     Attempt,
@@ -27,7 +21,7 @@ from quizzes.models import (
     ReviewAnswer,
     ReviewCard,
 )
-from quizzes.review import review_card_for, review_submit
+from quizzes.review.services import review_answer_post
 from tests.factories import (
     PASSWORD,
     make_mixed_quiz,
@@ -36,6 +30,7 @@ from tests.factories import (
     make_user,
     wrong_choice,
 )
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +40,7 @@ User = get_user_model()
 def _take(user, quiz, count):
     attempt = attempt_start(user=user, quiz=quiz)
     for question in quiz.questions.order_by("position")[:count]:
-        answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+        post_answer(attempt, question, choice=wrong_choice(question))
     return attempt
 
 
@@ -65,11 +60,11 @@ def huda(db, quiz):
     # The missed questions came back for review; one was answered there, right this time.
     card = ReviewCard.objects.get(user=user, question__position=1)
     right = card.question.choices.get(is_correct=True)
-    review_submit(
+    review_answer_post(
         user_id=user.pk,
-        step=review_card_for(user_id=user.pk, card_id=card.pk),
+        card_id=card.pk,
         revision=card.reviews,
-        choice_id=right.pk,
+        posted=Posted(choices=(right.pk,)),
     )
     return user
 
@@ -267,7 +262,7 @@ def _exam_in_progress(learner):
         (truefalse, Response(choice_ids=(truefalse.choices.get(is_correct=True).pk,))),
         (number, Response(number=Decimal(8))),
     ]:
-        answer_record(attempt=attempt, question=question, response=response)
+        post_answer(attempt, question, response=response)
     return quiz, attempt
 
 
@@ -320,12 +315,7 @@ def test_changing_an_exam_pick_and_downloading_again_tells_nothing_new(db):
     before = _exported_attempt(learner)
 
     right = single.choices.get(is_correct=True)
-    step_submit(
-        state=attempt_state(attempt),
-        number=1,
-        question_id=single.pk,
-        response=Response(choice_ids=(right.pk,)),
-    )
+    post_answer(attempt, single, choice=right)
     after = _exported_attempt(learner)
 
     def without_picks(attempt):
@@ -345,7 +335,7 @@ def test_changing_an_exam_pick_and_downloading_again_tells_nothing_new(db):
 def test_a_finished_exam_exports_its_marks_and_right_answers(db):
     learner = make_user("rana")
     quiz, attempt = _exam_in_progress(learner)
-    assert attempt_submit_all(state=attempt_state(attempt))
+    assert attempt_submit_all(user=learner, attempt_id=attempt.pk).finished
 
     exported = _exported_attempt(learner)
 
@@ -375,7 +365,7 @@ def _typed_exam(learner):
         (matching, Response(arrangement=swapped)),
         (ordering, Response(arrangement=tuple(items[p] for p in (1, 3, 2, 4)))),
     ]:
-        answer_record(attempt=attempt, question=question, response=response)
+        post_answer(attempt, question, response=response)
     return attempt
 
 
@@ -400,7 +390,7 @@ def test_the_export_holds_the_text_typed_and_the_arrangement_of_an_exams_answers
         assert answer["correct_choice"] is None
     assert exported["score"] is None
 
-    assert attempt_submit_all(state=attempt_state(attempt))
+    assert attempt_submit_all(user=learner, attempt_id=attempt.pk).finished
     finished = _exported_attempt(learner)
     assert [Decimal(a["mark"]) for a in finished["answers"]] == [
         Decimal("0.5"),

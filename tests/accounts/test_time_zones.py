@@ -19,9 +19,10 @@ from django.test import Client, RequestFactory
 
 from accounts.middleware import SESSION_TIME_ZONE
 from accounts.models import Profile
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Attempt, ReviewCard
 from tests.factories import PASSWORD, make_user, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -39,11 +40,7 @@ def signed_in(user, zone: str = "") -> Client:
 
 def card_due_at(learner, quiz, due: datetime) -> None:
     question = quiz.questions.get(position=1)
-    answer_record(
-        attempt=attempt_start(user=learner, quiz=quiz),
-        question=question,
-        choice_id=wrong_choice(question).pk,
-    )
+    post_answer(attempt_start(user=learner, quiz=quiz), question, choice=wrong_choice(question))
     ReviewCard.objects.update(due=due)
 
 

@@ -10,9 +10,10 @@ from django.conf import settings
 from django.test import Client
 from playwright.sync_api import BrowserContext, Page, expect
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.grading import Response
 from quizzes.models import Attempt, Quiz
+from tests.steps import post_answer
 
 
 def sign_in(context: BrowserContext, base_url: str, user) -> None:
@@ -162,10 +163,10 @@ def answer_in_db(user, quiz: Quiz, count: int, *, wrong: frozenset[int] = frozen
     for number, question in enumerate(quiz.questions.order_by("position")[:count], start=1):
         if not question.has_choices:
             response = typed_response(question, right=number not in wrong)
-            answer_record(attempt=attempt, question=question, response=response)
+            post_answer(attempt, question, response=response)
             continue
         choice = question.choices.filter(is_correct=number not in wrong).first()
-        answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+        post_answer(attempt, question, choice=choice)
     attempt.refresh_from_db()
     return attempt
 

@@ -169,14 +169,15 @@ def test_a_numerical_answer_sits_with_its_label_on_an_arabic_result(
     beside «إجابتك», not at the far left of its row."""
     from decimal import Decimal
 
-    from quizzes.attempts import answer_record, attempt_start
+    from quizzes.attempts.services import attempt_start
     from quizzes.grading import Response
     from tests.factories import add_numerical_question, make_quiz
+    from tests.steps import post_answer
 
     quiz = make_quiz(questions=0)
     question = add_numerical_question(quiz, 1, answers=((16, 0, 1),))
     attempt = attempt_start(user=signed_in, quiz=quiz)
-    answer_record(attempt=attempt, question=question, response=Response(number=Decimal(-2)))
+    post_answer(attempt, question, response=Response(number=Decimal(-2)))
     page.goto(f"/ar/attempts/{attempt.pk}/result/")
     answers = page.locator(".review__answers dd[dir=ltr]")
     expect(answers.first).to_have_text("-2")

@@ -415,7 +415,7 @@ def test_after_signing_up_in_arabic_reminders_are_arabic(client, settings):
 
     from accounts.models import Profile
     from quizzes.models import ReviewCard
-    from quizzes.review import card_record_quiz_answer
+    from quizzes.review.scheduler import card_of, card_record_quiz_answer
 
     settings.SITE_ORIGIN = "https://daleel.example"
     _sign_up(client, "ar")
@@ -426,7 +426,11 @@ def test_after_signing_up_in_arabic_reminders_are_arabic(client, settings):
     morning = datetime(2026, 11, 3, 5, 0, tzinfo=UTC)
     for question in quiz.questions.all():
         card_record_quiz_answer(
-            user_id=learner.pk, question_id=question.pk, is_correct=False, at=morning
+            card_of(learner.pk, question.pk),
+            user_id=learner.pk,
+            question_id=question.pk,
+            is_correct=False,
+            at=morning,
         )
     ReviewCard.objects.filter(user=learner).update(due=morning - timedelta(hours=1))
     mail.outbox.clear()

@@ -6,8 +6,9 @@ from html.parser import HTMLParser
 import pytest
 from django.test import Client
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from tests.factories import make_quiz, make_user, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +151,7 @@ def test_a_missing_arabic_explanation_falls_back_as_a_marked_block(learner_clien
     question.explanation_ar = ""
     question.save()
     attempt = attempt_start(user=learner, quiz=quiz)
-    answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+    post_answer(attempt, question, choice=wrong_choice(question))
     page = learner_client.get(f"/ar/attempts/{attempt.pk}/questions/1/").content.decode()
     assert '<div lang="en" dir="ltr"><p>' in page
 
@@ -161,13 +162,10 @@ def _arabic_only_scene():
     quiz = make_quiz(questions=2)
     finished = attempt_start(user=learner, quiz=quiz)
     for question in quiz.questions.all():
-        answer_record(attempt=finished, question=question, choice_id=wrong_choice(question).pk)
+        post_answer(finished, question, choice=wrong_choice(question))
     second = attempt_start(user=learner, quiz=quiz)
-    answer_record(
-        attempt=second,
-        question=quiz.questions.get(position=1),
-        choice_id=wrong_choice(quiz.questions.get(position=1)).pk,
-    )
+    first = quiz.questions.get(position=1)
+    post_answer(second, first, choice=wrong_choice(first))
     return learner, quiz, finished, second
 
 

@@ -9,10 +9,11 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.http import StreamingHttpResponse
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.instructors.exports import CSV_HEADER, attempt_rows
 from quizzes.models import Quiz
 from tests import factories
+from tests.steps import post_answer
 
 from .conftest import record_attempt
 
@@ -149,7 +150,7 @@ def test_a_shuffled_attempts_rows_show_the_order_its_choices_were_shown_in(
         str(second.pk): list(second.choices.order_by("-position").values_list("pk", flat=True)),
     }
     attempt.save()
-    answer_record(attempt=attempt, question=first, choice_id=by_position[4])
+    post_answer(attempt, first, choice=first.choices.get(pk=by_position[4]))
     plain = factories.make_quiz(questions=1)
     record_attempt(other_learner, plain, [1])
 

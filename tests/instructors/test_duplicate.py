@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import Permission
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Quiz
 from tests.factories import make_mixed_quiz, make_typed_quiz, make_user
 

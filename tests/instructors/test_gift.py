@@ -10,7 +10,7 @@ from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizzes.instructors.gift import (
+from quizzes.instructors.gift.format import (
     Bilingual,
     GiftChoice,
     GiftNumericalAnswer,

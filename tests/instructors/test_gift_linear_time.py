@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from quizzes.instructors.gift import parse_gift
+from quizzes.instructors.gift.format import parse_gift
 
 SIZE = 1_000_000
 # A pathological input may take at most this many times the ordinary file's time. Files

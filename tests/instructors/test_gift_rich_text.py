@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from quizzes.instructors.exports import quiz_to_gift
-from quizzes.instructors.gift import parse_gift
+from quizzes.instructors.gift.format import parse_gift
 from quizzes.models import Quiz
 from quizzes.text import render_markdown
 from tests.quizzes.test_text import HOSTILE, executable_parts

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizzes.instructors.exports import quiz_to_gift
-from quizzes.instructors.gift import (
+from quizzes.instructors.gift.format import (
     Bilingual,
     GiftPair,
     GiftQuestion,

@@ -465,7 +465,7 @@ def test_the_question_preview_of_a_cleared_image_shows_none(
 def test_the_gift_export_writes_images_as_markdown_links_to_their_absolute_urls(
     admin_client, question, django_capture_on_commit_callbacks
 ):
-    from quizzes.instructors.gift import parse_gift
+    from quizzes.instructors.gift.format import parse_gift
 
     names = images_on(question, admin_client, django_capture_on_commit_callbacks)
 
@@ -496,7 +496,7 @@ def test_the_gift_export_without_a_request_links_images_to_the_site_origin(
 
 
 def test_a_gift_file_with_image_links_imports_them_as_text(admin_client):
-    from quizzes.instructors.gift import parse_gift
+    from quizzes.instructors.gift.format import parse_gift
 
     source = (
         "::Q1::[markdown]What is shown? ![A chart](https\\://cdn.example.org/a.png){\n"

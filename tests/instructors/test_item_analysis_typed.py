@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.grading import Response
 from quizzes.instructors.item_analysis import item_analysis
-from quizzes.typed import folded
+from quizzes.short_answers import folded
 from tests import factories
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -36,14 +37,14 @@ def typed_quiz():
     items = {item.position: item for item in ordering.order_items.all()}
     for n, (typed, mistakes, order) in enumerate(ANSWERS, start=1):
         attempt = attempt_start(user=factories.make_user(f"learner{n}"), quiz=quiz)
-        answer_record(attempt=attempt, question=short, response=Response(text=typed))
+        post_answer(attempt, short, response=Response(text=typed))
         picked = tuple(
             (pairs[prompt].pk, by_match[mistakes.get(prompt, pairs[prompt].match_en)].pk)
             for prompt in ("ZeRO-1", "ZeRO-2", "ZeRO-3")
         )
-        answer_record(attempt=attempt, question=matching, response=Response(arrangement=picked))
+        post_answer(attempt, matching, response=Response(arrangement=picked))
         arranged = tuple(items[position].pk for position in order)
-        answer_record(attempt=attempt, question=ordering, response=Response(arrangement=arranged))
+        post_answer(attempt, ordering, response=Response(arrangement=arranged))
         assert attempt.finished_at is not None
     return quiz
 

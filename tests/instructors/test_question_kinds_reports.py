@@ -6,11 +6,13 @@ from decimal import Decimal
 
 import pytest
 
-from quizzes.attempts import Response, answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
+from quizzes.grading import Response
 from quizzes.instructors.exports import attempt_rows
 from quizzes.instructors.item_analysis import item_analysis
 from quizzes.models import Quiz
 from tests import factories
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -22,8 +24,8 @@ def _take(user, quiz: Quiz, single: int, boxes: list[int], truth: int, number: s
     picks = [[single], boxes, [truth]]
     for question, positions in zip(questions, picks, strict=False):
         ids = tuple(question.choices.filter(position__in=positions).values_list("pk", flat=True))
-        answer_record(attempt=attempt, question=question, response=Response(choice_ids=ids))
-    answer_record(attempt=attempt, question=questions[3], response=Response(number=Decimal(number)))
+        post_answer(attempt, question, response=Response(choice_ids=ids))
+    post_answer(attempt, questions[3], response=Response(number=Decimal(number)))
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from quizzes.instructors import preview
-from quizzes.instructors.gift import MAX_ANSWERS
+from quizzes.instructors.gift.format import MAX_ANSWERS
 from quizzes.instructors.imports import GiftImportError, quiz_import_gift
 from quizzes.models import Choice, Question, Quiz
 from quizzes.text import TEXT_MAX_LENGTH

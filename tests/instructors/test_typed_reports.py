@@ -8,9 +8,10 @@ import io
 
 import pytest
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.grading import Response
 from tests import factories
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -30,13 +31,13 @@ def typed_attempt(learner):
     quiz = factories.make_typed_quiz()
     short, matching, ordering = quiz.questions.order_by("position")
     attempt = attempt_start(user=learner, quiz=quiz)
-    answer_record(attempt=attempt, question=short, response=Response(text="=states"))
+    post_answer(attempt, short, response=Response(text="=states"))
     pairs = {pair.position: pair.pk for pair in matching.pairs.all()}
     swapped = ((pairs[1], pairs[2]), (pairs[2], pairs[1]), (pairs[3], pairs[3]))
-    answer_record(attempt=attempt, question=matching, response=Response(arrangement=swapped))
+    post_answer(attempt, matching, response=Response(arrangement=swapped))
     items = {item.position: item.pk for item in ordering.order_items.all()}
     order = tuple(items[p] for p in (1, 3, 2, 4))
-    answer_record(attempt=attempt, question=ordering, response=Response(arrangement=order))
+    post_answer(attempt, ordering, response=Response(arrangement=order))
     assert attempt.finished_at is not None
     return attempt
 

@@ -9,10 +9,11 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Choice, Question, Quiz
 from tests.admin_posts import inline, typed_sections
 from tests.factories import make_guide, make_quiz, make_user, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -232,7 +233,7 @@ def test_the_quiz_page_refuses_a_question_without_choices_published_or_not(admin
 def test_the_admin_refuses_to_delete_a_question_learners_answered(admin_client, learner, quiz):
     attempt = attempt_start(user=learner, quiz=quiz)
     question = quiz.questions.get(position=1)
-    answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+    post_answer(attempt, question, choice=wrong_choice(question))
 
     page = admin_client.get(f"/en/admin/quizzes/question/{question.pk}/delete/").content.decode()
     assert "protected" in page

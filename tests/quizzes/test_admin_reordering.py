@@ -7,10 +7,11 @@ correct mark could not be done at all: unticking first leaves a question without
 
 import pytest
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Answer, Choice, Question
 from tests.admin_posts import choice_rows, page_errors, question_rows, save_question, save_quiz
 from tests.factories import add_question, correct_choice, make_user
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -36,18 +37,14 @@ def test_a_new_answer_key_counts_for_new_answers_and_not_for_old_ones(admin_clie
     question = quiz.questions.get(position=1)
     old = correct_choice(question)
     new = question.choices.exclude(pk=old.pk).order_by("position").first()
-    before = answer_record(
-        attempt=attempt_start(user=learner, quiz=quiz), question=question, choice_id=old.pk
-    )
+    before = post_answer(attempt_start(user=learner, quiz=quiz), question, choice=old)
 
     response = save_question(admin_client, question, choice_rows(question, correct=new.pk))
 
     assert response.status_code == 302, page_errors(response)
     stored = Answer.objects.get(pk=before.answer.pk)
     assert stored.is_correct and stored.correct_choice_id == old.pk
-    after = answer_record(
-        attempt=attempt_start(user=make_user(), quiz=quiz), question=question, choice_id=new.pk
-    )
+    after = post_answer(attempt_start(user=make_user(), quiz=quiz), question, choice=new)
     assert after.answer.is_correct and after.answer.correct_choice_id == new.pk
 
 

@@ -1,7 +1,7 @@
-"""The step's read (quizzes.attempt_read.attempt_read): an attempt with its answers and the
+"""The step's read (quizzes.attempts.state.attempt_read): an attempt with its answers and the
 learner's review card in one literal SQL statement, its quiz content found by (quiz id,
-version); checked against the ORM's reading of the same rows on each database the suite runs
-on (SQLite, and PostgreSQL in CI)."""
+version); checked against the ORM's reading of the same rows, every kind of answer, with and
+without a deadline, on each database the suite runs on (SQLite, and PostgreSQL in CI)."""
 
 from datetime import timedelta
 from decimal import Decimal
@@ -10,8 +10,8 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from quizzes.attempt_read import attempt_read, attempt_state
-from quizzes.attempts import answer_record, attempt_start, attempt_submit_all
+from quizzes.attempts.services import attempt_start, attempt_submit_all
+from quizzes.attempts.state import attempt_read, attempt_state
 from quizzes.content import content_changed
 from quizzes.grading import Response
 from quizzes.models import Attempt, Question, ReviewCard
@@ -20,9 +20,11 @@ from tests.factories import (
     add_numerical_question,
     correct_choice,
     make_quiz,
+    make_typed_quiz,
     make_user,
     wrong_choice,
 )
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +66,7 @@ def test_an_attempt_is_read_with_its_answers_in_one_statement_and_no_quiz_row(
     quiz = make_quiz(questions=3)
     attempt = attempt_start(user=learner, quiz=quiz)
     first = quiz.questions.get(position=1)
-    answer_record(attempt=attempt, question=first, choice_id=wrong_choice(first).pk)
+    post_answer(attempt, first, choice=wrong_choice(first))
     read(learner, attempt)  # the content version, built once
     guide_title = quiz.guide.title_en
     in_order = list(quiz.questions.order_by("position").values_list("pk", flat=True))
@@ -78,7 +80,6 @@ def test_an_attempt_is_read_with_its_answers_in_one_statement_and_no_quiz_row(
         assert answer is not None and not answer.is_correct
         assert answer.choice.text_en == picked
         assert cards.card is not None and cards.card.question_id == first.pk  # the miss made it
-        assert cards.quiz_has_cards
     assert state.current_number == 2
     assert state.attempt.started_at == attempt.started_at
 
@@ -90,8 +91,10 @@ def test_another_learners_attempt_and_ids_no_row_can_have_read_as_none():
     assert attempt_read(user_id=owner.pk, attempt_id=attempt.pk + 1000) is None
     assert attempt_read(user_id=owner.pk, attempt_id=2**63) is None
     assert attempt_read(user_id=owner.pk, attempt_id=0) is None
-    state, cards = read(owner, attempt, card_question_id=2**70)
-    assert cards.card is None and not cards.quiz_has_cards
+    state, card = attempt_read(
+        user_id=owner.pk, attempt_id=attempt.pk, answering=True, question_id=2**70
+    )
+    assert state.attempt.pk == attempt.pk and card is None  # no card read for no such id
 
 
 def test_an_edit_reaches_the_next_step_read():
@@ -107,8 +110,9 @@ def test_an_edit_reaches_the_next_step_read():
 
 @pytest.mark.parametrize("finish", [False, True], ids=["in progress", "finished"])
 def test_the_literal_statement_reads_what_the_orm_reads(finish):
-    """Every column the step reads, of every kind of answer, as the ORM gives it: times with
-    their zone, decimals to their places, JSON as lists and dicts, a learner's review card."""
+    """Every column the step reads, of answers of choices and numbers, as the ORM gives it:
+    times with their zone, decimals to their places, JSON as lists and dicts, a learner's
+    review card."""
     learner = make_user()
     quiz = make_quiz(
         questions=1, feedback="deferred", time_limit=timedelta(minutes=30), shuffle_choices=True
@@ -119,12 +123,12 @@ def test_the_literal_statement_reads_what_the_orm_reads(finish):
     with time_machine.travel(timezone.now(), tick=False):
         attempt = attempt_start(user=learner, quiz=quiz)
     single, several = quiz.questions.get(position=1), quiz.questions.get(position=2)
-    answer_record(attempt=attempt, question=single, choice_id=wrong_choice(single).pk)
+    post_answer(attempt, single, choice=wrong_choice(single))
     ticked = [choice.pk for choice in several.choices.all()][:2]
-    answer_record(attempt=attempt, question=several, response=Response(choice_ids=tuple(ticked)))
-    answer_record(attempt=attempt, question=number, response=Response(number=Decimal("1.4123")))
+    post_answer(attempt, several, response=Response(choice_ids=tuple(ticked)))
+    post_answer(attempt, number, response=Response(number=Decimal("1.4123")))
     if finish:
-        attempt_submit_all(state=attempt_state(attempt))  # the exam's misses make cards
+        attempt_submit_all(user=learner, attempt_id=attempt.pk)  # the exam's misses make cards
     attempt = Attempt.objects.get(pk=attempt.pk)
 
     by_sql, cards = read(learner, attempt, card_question_id=single.pk)
@@ -136,15 +140,48 @@ def test_the_literal_statement_reads_what_the_orm_reads(finish):
     assert by_sql.answers == by_orm.answers
     assert len(by_sql.answers) == 3
     assert by_sql.answers[number.pk].number == Decimal("1.4123000000")
-    assert isinstance(by_sql.answers[several.pk].key, dict)
+    assert len(by_sql.answers[several.pk].key.weights) == 4  # several answers' key
     if finish:
         assert by_sql.attempt.is_finished and by_sql.attempt.score == by_orm.attempt.score
         stored = ReviewCard.objects.get(user=learner, question=single)
         assert card is not None and card_fields(card) == card_fields(stored)
-        assert cards.quiz_has_cards
     else:
-        assert card is None and not cards.quiz_has_cards  # an exam moves no card before the end
+        assert card is None  # an exam moves no card before the end
     assert read(learner, attempt)[0].answers == by_sql.answers  # the step's read without cards
+
+
+@pytest.mark.parametrize("finish", [False, True], ids=["in progress", "finished"])
+def test_the_literal_statement_reads_typed_matched_and_ordered_answers_as_the_orm(finish):
+    """A short answer's text, a matching answer's matches (a dict) and an ordering answer's
+    order (a list), with their keys, in an attempt without a deadline, read by the statement
+    as the ORM reads them; a miss's card with them."""
+    learner = make_user()
+    quiz = make_typed_quiz()
+    short, matching, ordering = quiz.questions.order_by("position")
+    attempt = attempt_start(user=learner, quiz=quiz)
+    pairs = [pair.pk for pair in matching.pairs.order_by("position") if pair.prompt_en]
+    items = list(ordering.order_items.order_by("position").values_list("pk", flat=True))
+    post_answer(attempt, short, response=Response(text="  States "))
+    swapped = ((pairs[0], pairs[1]), (pairs[1], pairs[0]), *((p, p) for p in pairs[2:]))
+    post_answer(attempt, matching, response=Response(arrangement=swapped))
+    if finish:
+        post_answer(attempt, ordering, response=Response(arrangement=tuple(reversed(items))))
+    attempt = Attempt.objects.get(pk=attempt.pk)
+
+    by_sql, cards = read(learner, attempt, card_question_id=matching.pk)
+    by_orm = attempt_state(attempt)
+
+    assert by_sql.attempt == by_orm.attempt and by_sql.attempt.deadline is None
+    assert by_sql.attempt.is_finished is finish
+    assert by_sql.answers == by_orm.answers
+    assert by_sql.answers[short.pk].text == "  States "
+    assert isinstance(by_sql.answers[matching.pk].arrangement, dict)
+    assert by_sql.answers[matching.pk].key.matches  # matching's key, by prompt
+    if finish:
+        assert by_sql.answers[ordering.pk].arrangement == list(reversed(items))
+        assert by_sql.answers[ordering.pk].key.order == tuple(items)
+    stored = ReviewCard.objects.get(user=learner, question=matching)  # the swap missed
+    assert cards.card is not None and card_fields(cards.card) == card_fields(stored)
 
 
 def test_a_right_answer_is_read_as_right_with_its_mark():
@@ -152,7 +189,7 @@ def test_a_right_answer_is_read_as_right_with_its_mark():
     quiz = make_quiz(questions=2)
     attempt = attempt_start(user=learner, quiz=quiz)
     first = quiz.questions.get(position=1)
-    answer_record(attempt=attempt, question=first, choice_id=correct_choice(first).pk)
+    post_answer(attempt, first, choice=correct_choice(first))
     state, _card = read(learner, attempt)
     answer = state.answers[first.pk]
     assert answer.is_correct and answer.fraction == Decimal("1.0000")

@@ -6,11 +6,12 @@ import re
 import pytest
 from django.test import Client
 
-from quizzes.attempt_read import attempt_read
-from quizzes.attempts import answer_record, attempt_start, attempt_state
+from quizzes.attempts.services import attempt_start
+from quizzes.attempts.state import attempt_read, attempt_state
 from quizzes.content import content_changed
 from quizzes.models import Question
 from tests.factories import add_question, correct_choice, make_quiz, make_user, wrong_choice
+from tests.steps import post_answer
 
 
 def read(learner, attempt):
@@ -26,7 +27,7 @@ def _take_all(learner, quiz, *, right=True):
     state = attempt_state(attempt)
     for question in state.questions:
         pick = correct_choice(question) if right else wrong_choice(question)
-        answer_record(attempt=attempt, question=question, choice_id=pick.pk)
+        post_answer(attempt, question, choice=pick)
     attempt.refresh_from_db()
     return attempt, [q.pk for q in state.questions]
 

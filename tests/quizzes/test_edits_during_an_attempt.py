@@ -9,11 +9,12 @@ import re
 import pytest
 from django.contrib.messages import get_messages
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
 from quizzes.models import Answer, Attempt, Question, Quiz
 from tests.admin_posts import choice_rows, save_question
 from tests.factories import add_question, correct_choice, make_quiz, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +23,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 def _answer(attempt: Attempt, question: Question, right: bool = True):
     choice = correct_choice(question) if right else wrong_choice(question)
-    return answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+    return post_answer(attempt, question, choice=choice)
 
 
 def _step(attempt: Attempt, number: int) -> str:

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 
 from quizzes.content import ChoiceData, QuestionData
 from quizzes.grading import (
+    Key,
     NumberError,
     clamp_mark,
     format_mark,
@@ -164,11 +165,9 @@ def test_thirds_ticked_together_make_the_whole_mark():
 
 def test_the_key_of_several_answers_is_kept_with_the_grade():
     question = _choice_question("multiple", ["0.5", "0.5", "-0.5"])
-    assert grade_choices(question, _ticked(question, [1])).key == {
-        "1": "0.5",
-        "2": "0.5",
-        "3": "-0.5",
-    }
+    key = grade_choices(question, _ticked(question, [1])).key
+    assert key.weights == {1: D("0.5"), 2: D("0.5"), 3: D("-0.5")}
+    assert key.stored("multiple") == {"1": "0.5", "2": "0.5", "3": "-0.5"}  # as Answer.key
 
 
 # --- Numbers --------------------------------------------------------------------------------
@@ -182,6 +181,15 @@ def test_a_number_within_the_tolerance_earns_its_answers_weight():
     assert grade_number(question, D("16.51")).fraction == 0
     assert grade_number(question, D(8)).fraction == D("0.5")
     assert grade_number(question, D(-16)).fraction == 0
+
+
+def test_the_key_of_numbers_is_kept_as_answers_have_always_stored_it():
+    question = _numerical_question([("16.000", "0.50", "1"), ("8", "0", "0.5")])
+    key = grade_number(question, D(16)).key
+    stored = key.stored("numerical")
+    assert [row[:3] for row in stored] == [["16", "0.5", "1"], ["8", "0", "0.5"]]
+    assert Key.read("numerical", stored) == key
+    assert Key.read("numerical", []) == Key() == Key.read("single", {})
 
 
 def test_a_range_is_a_value_give_or_take_half_its_width():

@@ -2,9 +2,10 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Attempt
 from tests.factories import correct_choice, make_quiz, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -14,7 +15,7 @@ def finish(user, quiz, right: int) -> Attempt:
     attempt = attempt_start(user=user, quiz=quiz)
     for number, question in enumerate(quiz.questions.order_by("position"), 1):
         choice = correct_choice(question) if number <= right else wrong_choice(question)
-        answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+        post_answer(attempt, question, choice=choice)
     attempt.refresh_from_db()
     return attempt
 

@@ -10,10 +10,11 @@ import pytest
 from django.core.files.base import ContentFile
 from PIL import Image
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed, quiz_content
 from quizzes.models import Question, Quiz
 from tests.factories import correct_choice, make_quiz
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -111,7 +112,7 @@ def test_the_feedback_and_the_result_show_the_explanation_and_choice_images(
 ):
     attempt = attempt_start(user=learner, quiz=pictured)
     question = pictured.questions.get()
-    answer_record(attempt=attempt, question=question, choice_id=correct_choice(question).pk)
+    post_answer(attempt, question, choice=correct_choice(question))
 
     feedback = learner_client.get(f"/en/attempts/{attempt.pk}/questions/1/").content.decode()
     alts = [image["alt"] for image in images(feedback)]

@@ -1,15 +1,19 @@
-"""What pages keep rendered in the process's `local` cache ({% cache %}): only what every
-learner sees alike, keyed by everything it shows, so no learner ever sees another's."""
+"""What pages keep rendered in the process's `local` cache ({% cache %}) is only what every
+learner sees alike, keyed by everything it shows, so no learner ever sees another's. A step's
+fields are not kept (the measurement that added it found it bought nothing: issue 51); these
+hold that each learner, order of choices and language sees its own step, and an edit at once,
+whatever is kept."""
 
 import re
 
 import pytest
 from django.test import Client
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
 from quizzes.models import Choice, Question, Quiz
 from tests.factories import make_quiz, make_user, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -74,8 +78,8 @@ def test_a_saved_exam_pick_is_the_learners_own_and_never_kept_for_others():
     first, second = make_user(), make_user()
     mine = attempt_start(user=first, quiz=quiz)
     theirs = attempt_start(user=second, quiz=quiz)
-    signed_in(second).get(step(theirs), **HX)  # the unanswered fields, kept
-    answer_record(attempt=mine, question=question, choice_id=picked.pk)
+    signed_in(second).get(step(theirs), **HX)  # the unanswered fields, seen first by another
+    post_answer(mine, question, choice=picked)
 
     page = signed_in(first).get(step(mine), **HX).content.decode()
     other = signed_in(second).get(step(theirs), **HX).content.decode()

@@ -6,9 +6,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 from django.utils import translation
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Answer, Attempt, Choice, Question, validate_choice_set
 from tests.factories import add_question, correct_choice, make_quiz, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +29,7 @@ def test_a_choice_marked_right_in_code_without_a_weight_is_worth_the_whole_mark(
     assert right.fraction == 1
 
     attempt = attempt_start(quiz=quiz, user=learner)
-    answer_record(attempt=attempt, question=question, choice_id=right.pk)
+    post_answer(attempt, question, choice=right)
     attempt.refresh_from_db()
     assert (attempt.score, attempt.total) == (1, 1)
 
@@ -64,7 +65,7 @@ def test_a_learner_has_at_most_one_attempt_in_progress_per_quiz(learner, quiz):
 def test_an_attempt_holds_one_answer_per_question(learner, quiz):
     attempt = attempt_start(user=learner, quiz=quiz)
     question = quiz.questions.first()
-    answer_record(attempt=attempt, question=question, choice_id=correct_choice(question).pk)
+    post_answer(attempt, question, choice=correct_choice(question))
     with pytest.raises(IntegrityError), transaction.atomic():
         Answer.objects.create(
             attempt=attempt,
@@ -98,7 +99,7 @@ def test_an_answer_keeps_its_correctness_when_the_instructor_changes_the_key(lea
     attempt = attempt_start(user=learner, quiz=quiz)
     question = quiz.questions.first()
     old_key = correct_choice(question)
-    answer_record(attempt=attempt, question=question, choice_id=old_key.pk)
+    post_answer(attempt, question, choice=old_key)
 
     new_key = wrong_choice(question)
     with transaction.atomic():
@@ -114,7 +115,7 @@ def test_a_finished_score_does_not_change_when_questions_are_added_later(learner
     quiz = make_quiz(questions=2)
     attempt = attempt_start(user=learner, quiz=quiz)
     for question in quiz.questions.order_by("position"):
-        answer_record(attempt=attempt, question=question, choice_id=correct_choice(question).pk)
+        post_answer(attempt, question, choice=correct_choice(question))
     add_question(quiz, 3)
     attempt.refresh_from_db()
     assert (attempt.score, attempt.total, attempt.percent) == (2, 2, 100)
@@ -124,7 +125,7 @@ def test_deleting_an_answered_question_or_choice_is_refused(learner, quiz):
     attempt = attempt_start(user=learner, quiz=quiz)
     question = quiz.questions.first()
     chosen = wrong_choice(question)
-    answer_record(attempt=attempt, question=question, choice_id=chosen.pk)
+    post_answer(attempt, question, choice=chosen)
     with pytest.raises(ProtectedError):
         question.delete()
     with pytest.raises(ProtectedError):

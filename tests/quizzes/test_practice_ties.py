@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from quizzes.models import ReviewCard
-from quizzes.review import card_record_quiz_answer, review_next
+from quizzes.review.scheduler import card_of, card_record_quiz_answer
+from quizzes.review.services import review_next
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +18,11 @@ MONDAY = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 def test_practice_offers_each_of_three_cards_due_at_the_same_moment_once(learner, quiz):
     for question in quiz.questions.order_by("position")[:3]:
         card_record_quiz_answer(
-            user_id=learner.pk, question_id=question.pk, is_correct=False, at=MONDAY
+            card_of(learner.pk, question.pk),
+            user_id=learner.pk,
+            question_id=question.pk,
+            is_correct=False,
+            at=MONDAY,
         )
     ReviewCard.objects.filter(user=learner).update(due=MONDAY + timedelta(days=2))
     now = MONDAY + timedelta(hours=1)

@@ -8,8 +8,9 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from quizzes.attempts import Response, attempt_start, attempt_state, attempt_submit_all, step_submit
+from quizzes.attempts.services import Step, attempt_start, attempt_submit_all
 from quizzes.content import content_changed
+from quizzes.grading import Response
 from quizzes.models import (
     Answer,
     Attempt,
@@ -20,6 +21,7 @@ from quizzes.models import (
     ReviewCard,
 )
 from tests.factories import correct_choice, make_mixed_quiz
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -372,16 +374,14 @@ def test_in_exam_mode_boxes_and_numbers_can_be_changed_until_submit_all(learner)
     attempt = attempt_start(user=learner, quiz=quiz)
     several, number = question(quiz, 2), question(quiz, 4)
 
-    def send(step, q, response):
-        return step_submit(
-            state=attempt_state(attempt), number=step, question_id=q.pk, response=response
-        )
+    def send(q, response):
+        assert post_answer(attempt, q, response=response).step is Step.SAVED
 
-    send(2, several, Response(choice_ids=tuple(boxes(quiz, 2, 3))))
-    send(2, several, Response(choice_ids=tuple(boxes(quiz, 2, 1, 2))))
-    send(4, number, Response(number=Decimal(99)))
-    send(4, number, Response(number=Decimal(8)))
-    assert attempt_submit_all(state=attempt_state(attempt))
+    send(several, Response(choice_ids=tuple(boxes(quiz, 2, 3))))
+    send(several, Response(choice_ids=tuple(boxes(quiz, 2, 1, 2))))
+    send(number, Response(number=Decimal(99)))
+    send(number, Response(number=Decimal(8)))
+    assert attempt_submit_all(user=learner, attempt_id=attempt.pk).finished
 
     attempt.refresh_from_db()
     answers = {a.question_id: a for a in attempt.answers.all()}

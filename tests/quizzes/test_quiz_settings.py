@@ -11,19 +11,19 @@ from django.contrib.messages import get_messages
 from django.core.management import call_command
 from django.utils import timezone
 
-from quizzes.attempts import (
-    AttemptError,
+from quizzes.attempts.rules import DEADLINE_GRACE
+from quizzes.attempts.services import (
     Step,
-    attempt_settle,
+    attempt_finish_if_over,
     attempt_start,
-    attempt_state,
     attempt_submit_all,
-    step_submit,
 )
-from quizzes.availability import DEADLINE_GRACE, quiz_availability
+from quizzes.attempts.state import attempt_state, quiz_availability
+from quizzes.attempts.writes import AttemptError
 from quizzes.models import Answer, Attempt, Choice, Quiz, QuizOverride, ReviewCard
 from tests.admin_posts import inline, page_errors, question_rows
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
+from tests.steps import another_tab_between_read_and_write, post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -213,22 +213,10 @@ def test_an_answer_after_the_deadline_is_refused_and_the_attempt_finished_with_w
     now = timezone.now()
     attempt = attempt_start(user=learner, quiz=timed, now=now)
     first, second, _third = timed.questions.order_by("position")
-    step_submit(
-        state=attempt_state(attempt),
-        number=1,
-        question_id=first.pk,
-        choice_id=correct_choice(first).pk,
-        now=now + timedelta(minutes=19),
-    )
+    post_answer(attempt, first, choice=correct_choice(first), now=now + timedelta(minutes=19))
 
     late = now + timedelta(minutes=20) + DEADLINE_GRACE + timedelta(seconds=1)
-    outcome = step_submit(
-        state=attempt_state(attempt),
-        number=2,
-        question_id=second.pk,
-        choice_id=correct_choice(second).pk,
-        now=late,
-    )
+    outcome = post_answer(attempt, second, choice=correct_choice(second), now=late)
 
     assert outcome.step is Step.TIME_UP
     assert "Time is up" in str(outcome.message)
@@ -242,11 +230,10 @@ def test_an_answer_within_the_grace_after_the_deadline_counts(learner, timed):
     attempt = attempt_start(user=learner, quiz=timed, now=now)
     first = timed.questions.get(position=1)
 
-    outcome = step_submit(
-        state=attempt_state(attempt),
-        number=1,
-        question_id=first.pk,
-        choice_id=correct_choice(first).pk,
+    outcome = post_answer(
+        attempt,
+        first,
+        choice=correct_choice(first),
         now=now + timedelta(minutes=20) + DEADLINE_GRACE,
     )
 
@@ -478,7 +465,7 @@ def test_changing_a_quizs_mode_strands_nobody_the_attempt_keeps_its_own(learner,
     state = attempt_state(attempt)
 
     assert attempt.is_deferred and not state.shows_feedback
-    assert attempt_settle(state=state) is False
+    assert attempt_finish_if_over(state=state) is False
 
 
 def test_an_instructor_sets_the_settings_and_a_learners_override_in_the_admin(
@@ -569,60 +556,57 @@ def test_the_seed_quizzes_stay_immediate_untimed_unlimited_and_unshuffled(seed_q
 # --- Two tabs on one exam, and the time an overdue attempt ended ----------------------------
 
 
-def test_a_submit_counts_an_answer_changed_in_another_tab_after_its_page_was_read(learner, exam):
+def test_a_submit_counts_an_answer_changed_in_another_tab_after_its_page_was_read(
+    learner, exam, monkeypatch
+):
     attempt = attempt_start(user=learner, quiz=exam)
     first = exam.questions.get(position=1)
-    step_submit(
-        state=attempt_state(attempt),
-        number=1,
-        question_id=first.pk,
-        choice_id=wrong_choice(first).pk,
+    post_answer(attempt, first, choice=wrong_choice(first))
+    changes = []
+    another_tab_between_read_and_write(
+        monkeypatch,
+        lambda: changes.append(post_answer(attempt, first, choice=correct_choice(first))),
     )
-    submitting_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))  # read, wrong saved
-    changing_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))
-    changed = step_submit(
-        state=changing_tab, number=1, question_id=first.pk, choice_id=correct_choice(first).pk
-    )
-    assert changed.step is Step.SAVED
 
-    assert attempt_submit_all(state=submitting_tab)
+    submitted = attempt_submit_all(user=learner, attempt_id=attempt.pk)  # read, wrong saved
 
+    assert submitted.finished and changes[0].step is Step.SAVED
     attempt.refresh_from_db()
     assert attempt.score == 1 and Answer.objects.get(attempt=attempt).is_correct
-    assert submitting_tab.answer_for(first).is_correct  # the result shows what was scored
+    assert submitted.state.answer_for(first).is_correct  # the result shows what was scored
 
 
-def test_an_answer_saved_from_a_tab_read_before_the_submit_is_refused(learner, exam):
+def test_an_answer_saved_from_a_tab_read_before_the_submit_is_refused(learner, exam, monkeypatch):
     attempt = attempt_start(user=learner, quiz=exam)
     first, second = exam.questions.order_by("position")[:2]
-    late_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))
-    assert attempt_submit_all(state=attempt_state(Attempt.objects.get(pk=attempt.pk)))
+    another_tab_between_read_and_write(
+        monkeypatch, lambda: attempt_submit_all(user=learner, attempt_id=attempt.pk)
+    )
 
-    for question in (first, second):
-        outcome = step_submit(
-            state=late_tab,
-            number=question.position,
-            question_id=question.pk,
-            choice_id=correct_choice(question).pk,
-        )
-        assert outcome.step is Step.REFUSED
-        assert outcome.message == "This attempt is finished; it accepts no more answers."
+    late = post_answer(attempt, first, choice=correct_choice(first))  # read before the submit
+    later = post_answer(attempt, second, choice=correct_choice(second))  # read after it
+
+    assert late.step is Step.REFUSED
+    assert late.message == "This attempt is finished; it accepts no more answers."
+    assert later.step is Step.NOT_OPEN
     assert not Answer.objects.filter(attempt=attempt).exists()
     attempt.refresh_from_db()
-    assert attempt.score == 0
+    assert attempt.is_finished and attempt.score == 0
 
 
-def test_a_second_submit_from_another_tab_changes_nothing(learner, exam):
+def test_a_second_submit_from_another_tab_changes_nothing(learner, exam, monkeypatch):
     attempt = attempt_start(user=learner, quiz=exam)
-    first_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))
-    second_tab = attempt_state(Attempt.objects.get(pk=attempt.pk))
-    assert attempt_submit_all(state=first_tab)
+    firsts = []
+    another_tab_between_read_and_write(
+        monkeypatch,
+        lambda: firsts.append(attempt_submit_all(user=learner, attempt_id=attempt.pk)),
+    )
+
+    second = attempt_submit_all(user=learner, attempt_id=attempt.pk)
+
+    assert firsts[0].finished and not second.finished
     finished_at = Attempt.objects.get(pk=attempt.pk).finished_at
-
-    assert not attempt_submit_all(state=second_tab)
-
-    assert second_tab.attempt.finished_at == finished_at
-    assert Attempt.objects.get(pk=attempt.pk).finished_at == finished_at
+    assert finished_at == firsts[0].state.attempt.finished_at == second.state.attempt.finished_at
 
 
 def test_an_overdue_attempt_closed_later_ended_at_its_deadline(learner, timed):
@@ -639,7 +623,9 @@ def test_an_overdue_attempt_closed_later_ended_at_its_deadline(learner, timed):
 def test_an_attempt_noticed_past_its_deadline_ended_at_the_deadline(learner, timed):
     attempt = attempt_start(user=learner, quiz=timed)
 
-    assert attempt_settle(state=attempt_state(attempt), now=attempt.deadline + DEADLINE_GRACE * 3)
+    assert attempt_finish_if_over(
+        state=attempt_state(attempt), now=attempt.deadline + DEADLINE_GRACE * 3
+    )
 
     attempt.refresh_from_db()
     assert attempt.finished_at == attempt.deadline
@@ -650,7 +636,7 @@ def test_an_exam_submitted_in_time_ends_when_it_was_submitted(learner):
     attempt = attempt_start(user=learner, quiz=quiz)
     before = timezone.now()
 
-    assert attempt_submit_all(state=attempt_state(attempt))
+    assert attempt_submit_all(user=learner, attempt_id=attempt.pk).finished
 
     attempt.refresh_from_db()
     assert before <= attempt.finished_at <= timezone.now() < attempt.deadline

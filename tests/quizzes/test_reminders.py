@@ -16,7 +16,7 @@ from django.test import Client
 from accounts.models import Profile
 from quizzes.models import ReviewCard
 from quizzes.reminders import reminders_send, unsubscribe_token
-from quizzes.review import card_record_quiz_answer
+from quizzes.review.scheduler import card_of, card_record_quiz_answer
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +48,11 @@ def learner_with_email(learner):
 def cards_due(user, quiz, count: int, *, due: datetime = MORNING_IN_RIYADH - timedelta(hours=1)):
     for question in quiz.questions.order_by("position")[:count]:
         card_record_quiz_answer(
-            user_id=user.pk, question_id=question.pk, is_correct=False, at=due - timedelta(days=2)
+            card_of(user.pk, question.pk),
+            user_id=user.pk,
+            question_id=question.pk,
+            is_correct=False,
+            at=due - timedelta(days=2),
         )
     ReviewCard.objects.filter(user=user).update(due=due)
 

@@ -3,9 +3,11 @@
 import pytest
 from django.test import Client
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
+from quizzes.grading import Posted
 from quizzes.models import QuestionReport
 from tests.factories import make_instructor, make_quiz, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +17,7 @@ def answered(learner, quiz):
     """The learner has answered question 1 of the quiz; its feedback is on show."""
     attempt = attempt_start(user=learner, quiz=quiz)
     question = quiz.questions.get(position=1)
-    answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+    post_answer(attempt, question, choice=wrong_choice(question))
     return attempt, question
 
 
@@ -94,7 +96,7 @@ def test_reports_are_limited_per_learner(settings, learner, learner_client):
     attempt = attempt_start(user=learner, quiz=quiz)
     questions = list(quiz.questions.order_by("position"))
     for question in questions:
-        answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+        post_answer(attempt, question, choice=wrong_choice(question))
     for question in questions[:2]:
         assert learner_client.post(_url(question), {"reason": "unclear"}).status_code == 302
     response = learner_client.post(_url(questions[2]), {"reason": "unclear"})
@@ -111,7 +113,7 @@ def test_a_question_not_answered_by_the_learner_cannot_be_reported(
     assert learner_client.post(_url(unanswered), {"reason": "unclear"}).status_code == 404
     # Another learner's answer does not make it the learner's to report.
     attempt = attempt_start(user=other_learner, quiz=quiz)
-    answer_record(attempt=attempt, question=unanswered, choice_id=wrong_choice(unanswered).pk)
+    post_answer(attempt, unanswered, choice=wrong_choice(unanswered))
     assert learner_client.get(_url(unanswered)).status_code == 404
     assert QuestionReport.objects.count() == 0
 
@@ -207,15 +209,15 @@ def test_instructors_cannot_add_or_delete_reports(learner, answered, instructor)
 
 def test_a_review_step_offers_to_report_its_question_too(learner, learner_client, answered):
     from quizzes.models import ReviewCard
-    from quizzes.review import review_card_for, review_submit
+    from quizzes.review.services import review_answer_post
 
     _attempt, question = answered
     card = ReviewCard.objects.get(user=learner, question=question)
-    outcome = review_submit(
+    outcome = review_answer_post(
         user_id=learner.pk,
-        step=review_card_for(user_id=learner.pk, card_id=card.pk),
+        card_id=card.pk,
         revision=card.reviews,
-        choice_id=wrong_choice(question).pk,
+        posted=Posted(choices=(wrong_choice(question).pk,)),
     )
     page = learner_client.get(f"/en/review/answers/{outcome.answer.pk}/").content.decode()
     assert f'href="{_url(question)}?next=/en/review/answers/{outcome.answer.pk}/"' in page

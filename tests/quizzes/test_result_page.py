@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizzes.attempts import attempt_start, attempt_submit_all
-from quizzes.attempts import attempt_state as state_of
+from quizzes.attempts.services import attempt_start, attempt_submit_all
 from quizzes.models import Quiz
 from tests.factories import correct_choice, make_mixed_quiz, make_quiz
 
@@ -26,7 +25,7 @@ def test_an_exam_submitted_with_questions_unanswered_shows_their_right_answers(
 ):
     exam = make_mixed_quiz(feedback=Quiz.Feedback.DEFERRED)
     attempt = attempt_start(user=learner, quiz=exam)
-    attempt_submit_all(state=state_of(attempt))
+    attempt_submit_all(user=learner, attempt_id=attempt.pk)
 
     page = result(learner_client, attempt)
 
@@ -82,13 +81,13 @@ def test_a_partial_mark_is_drawn_as_a_bar_of_its_share_not_a_half(learner, learn
 
 
 def _finish_with_misses(learner, quiz, wrong: int):
-    from quizzes.attempts import answer_record
     from tests.factories import wrong_choice
+    from tests.steps import post_answer
 
     attempt = attempt_start(user=learner, quiz=quiz)
     for number, question in enumerate(quiz.questions.order_by("position"), 1):
         choice = wrong_choice(question) if number <= wrong else correct_choice(question)
-        answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+        post_answer(attempt, question, choice=choice)
     return attempt
 
 

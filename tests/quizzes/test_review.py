@@ -11,21 +11,15 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.utils import timezone
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
+from quizzes.grading import Posted
 from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
-from quizzes.review import (
-    Review,
-    card_record_quiz_answer,
-    cards_record_answers,
-    review_card_for,
-    review_due_badge,
-    review_due_count,
-    review_due_counts,
-    review_next,
-    review_submit,
-)
+from quizzes.review.badge import review_due_badge, review_due_count, review_due_counts
+from quizzes.review.scheduler import card_of, card_record_quiz_answer, cards_record_answers
+from quizzes.review.services import Review, review_answer_post, review_next
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
+from tests.steps import post_answer as post_step_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +29,7 @@ MONDAY = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
 def answer(attempt, question, *, right: bool):
     choice = correct_choice(question) if right else wrong_choice(question)
-    return answer_record(attempt=attempt, question=question, choice_id=choice.pk)
+    return post_step_answer(attempt, question, choice=choice)
 
 
 def miss_first_question(learner, quiz):
@@ -77,18 +71,22 @@ def test_a_miss_goes_through_minute_steps_then_days_further_each_time_and_relear
 ):
     question = quiz.questions.get(position=1)
     card_record_quiz_answer(
-        user_id=learner.pk, question_id=question.pk, is_correct=False, at=MONDAY
+        card_of(learner.pk, question.pk),
+        user_id=learner.pk,
+        question_id=question.pk,
+        is_correct=False,
+        at=MONDAY,
     )
     card = ReviewCard.objects.get()
     assert card.due == MONDAY + timedelta(minutes=1)
     intervals = []
     for right in (True, True, True, True, False, True):
         before = card.due
-        outcome = review_submit(
+        outcome = review_answer_post(
             user_id=learner.pk,
-            step=review_card_for(user_id=learner.pk, card_id=card.pk),
+            card_id=card.pk,
             revision=card.reviews,
-            choice_id=(correct_choice if right else wrong_choice)(question).pk,
+            posted=Posted(choices=((correct_choice if right else wrong_choice)(question).pk,)),
             now=before,
         )
         assert outcome.kind is Review.ANSWERED
@@ -214,7 +212,11 @@ def test_a_review_shown_before_a_quiz_answer_moved_the_card_is_shown_anew(
 ):
     stale = ReviewCard.objects.get(pk=due_card.pk)
     card_record_quiz_answer(
-        user_id=learner.pk, question_id=due_card.question_id, is_correct=True, at=MONDAY
+        card_of(learner.pk, due_card.question_id),
+        user_id=learner.pk,
+        question_id=due_card.question_id,
+        is_correct=True,
+        at=MONDAY,
     )
 
     response = post_answer(learner_client, stale, correct_choice(due_card.question))
@@ -229,11 +231,11 @@ def test_other_learners_review_questions_and_answers_do_not_exist(learner_client
     other = make_user()
     first = miss_first_question(other, quiz)
     card = due_now(ReviewCard.objects.get(question=first))
-    theirs = review_submit(
+    theirs = review_answer_post(
         user_id=other.pk,
-        step=review_card_for(user_id=other.pk, card_id=card.pk),
+        card_id=card.pk,
         revision=card.reviews,
-        choice_id=wrong_choice(first).pk,
+        posted=Posted(choices=(wrong_choice(first).pk,)),
     ).answer
 
     assert post_answer(learner_client, card, correct_choice(first)).status_code == 404
@@ -356,7 +358,12 @@ def test_the_badge_the_review_page_and_the_statistics_count_what_is_due_alike(
     now = timezone.now()
     dues = [now - timedelta(hours=1), now, now + timedelta(minutes=10), now + timedelta(days=1)]
     for question, due in zip(quiz.questions.order_by("position"), dues, strict=True):
-        card_record_quiz_answer(user_id=learner.pk, question_id=question.pk, is_correct=False)
+        card_record_quiz_answer(
+            card_of(learner.pk, question.pk),
+            user_id=learner.pk,
+            question_id=question.pk,
+            is_correct=False,
+        )
         ReviewCard.objects.filter(question=question).update(due=due)
 
     review = learner_client.get("/en/review/").content.decode()
@@ -444,7 +451,12 @@ def test_a_quiz_answer_that_moves_a_due_card_takes_it_off_the_badge_at_once(
         in learner_client.get("/en/").content.decode()
     )
 
-    card_record_quiz_answer(user_id=learner.pk, question_id=due_card.question_id, is_correct=True)
+    card_record_quiz_answer(
+        card_of(learner.pk, due_card.question_id),
+        user_id=learner.pk,
+        question_id=due_card.question_id,
+        is_correct=True,
+    )
 
     assert "count-badge" not in learner_client.get("/en/").content.decode()
 

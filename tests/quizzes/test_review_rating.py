@@ -8,7 +8,7 @@ import pytest
 import time_machine
 
 from quizzes.models import ReviewAnswer, ReviewCard
-from quizzes.review import card_record_quiz_answer
+from quizzes.review.scheduler import card_of, card_record_quiz_answer
 from tests.factories import correct_choice, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -22,10 +22,15 @@ def graduated_card(learner, quiz):
     """A card in review (missed, then right twice), due on MONDAY."""
     question = quiz.questions.get(position=1)
     card_record_quiz_answer(
-        user_id=learner.pk, question_id=question.pk, is_correct=False, at=MONDAY - timedelta(days=9)
+        card_of(learner.pk, question.pk),
+        user_id=learner.pk,
+        question_id=question.pk,
+        is_correct=False,
+        at=MONDAY - timedelta(days=9),
     )
     for minutes in (1, 11):
         card_record_quiz_answer(
+            card_of(learner.pk, question.pk),
             user_id=learner.pk,
             question_id=question.pk,
             is_correct=True,
@@ -128,6 +133,7 @@ def test_a_rating_after_the_card_moved_again_changes_nothing_and_says_so(
     post_answer(learner_client, graduated_card, correct_choice(graduated_card.question))
     answer = ReviewAnswer.objects.get()
     card_record_quiz_answer(
+        card_of(graduated_card.user_id, graduated_card.question_id),
         user_id=graduated_card.user_id,
         question_id=graduated_card.question_id,
         is_correct=False,
@@ -205,7 +211,11 @@ def three_cards_not_due(learner, quiz):
     for position in (1, 2, 3):
         question = quiz.questions.get(position=position)
         card_record_quiz_answer(
-            user_id=learner.pk, question_id=question.pk, is_correct=False, at=MONDAY
+            card_of(learner.pk, question.pk),
+            user_id=learner.pk,
+            question_id=question.pk,
+            is_correct=False,
+            at=MONDAY,
         )
     for position, days in ((1, 5), (2, 1), (3, 3)):
         ReviewCard.objects.filter(question__position=position).update(

@@ -12,7 +12,7 @@ import time_machine
 from django.utils import timezone
 
 from quizzes.models import ReviewAnswer, ReviewCard
-from quizzes.review import card_record_quiz_answer
+from quizzes.review.scheduler import card_of, card_record_quiz_answer
 from quizzes.statistics import review_statistics
 from tests.factories import make_quiz
 
@@ -29,6 +29,7 @@ def cards(learner):
     questions = list(quiz.questions.order_by("position"))
     for question in questions:
         card_record_quiz_answer(
+            card_of(learner.pk, question.pk),
             user_id=learner.pk,
             question_id=question.pk,
             is_correct=False,

@@ -12,10 +12,10 @@ from django.core.management import call_command
 from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Profile
-from quizzes.attempts import attempt_start
-from quizzes.availability import DEADLINE_GRACE
+from quizzes.attempts.rules import DEADLINE_GRACE
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Attempt, ReviewCard
-from quizzes.review import card_record_quiz_answer
+from quizzes.review.scheduler import card_of, card_record_quiz_answer
 from tests.factories import make_quiz, make_user
 
 START = datetime(2026, 11, 3, 5, 0, 30, tzinfo=UTC)
@@ -39,7 +39,7 @@ def test_a_timed_attempt_is_closed_by_its_task_at_its_deadline(queued_in_the_dat
     with time_machine.travel(START, tick=False):
         attempt = attempt_start(user=learner, quiz=quiz)
     [queued] = DBTaskResult.objects.all()
-    assert queued.task_path == "quizzes.attempts.attempt_close"
+    assert queued.task_path == "quizzes.attempts.services.attempt_close"
     assert queued.run_after == attempt.deadline + DEADLINE_GRACE + timedelta(seconds=1)
 
     with time_machine.travel(attempt.deadline, tick=False):
@@ -50,6 +50,24 @@ def test_a_timed_attempt_is_closed_by_its_task_at_its_deadline(queued_in_the_dat
         run_worker()
     attempt.refresh_from_db()
     assert attempt.is_finished and attempt.score == 0
+    assert DBTaskResult.objects.get().status == "SUCCESSFUL"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_closing_task_queued_by_the_release_before_the_engine_package_still_runs(
+    queued_in_the_database,
+):
+    learner = make_user()
+    quiz = make_quiz(questions=2, time_limit=timedelta(minutes=20))
+    with time_machine.travel(START, tick=False):
+        attempt = attempt_start(user=learner, quiz=quiz)
+    DBTaskResult.objects.update(task_path="quizzes.attempts.attempt_close")  # its old name
+
+    with time_machine.travel(attempt.deadline + timedelta(minutes=1), tick=False):
+        run_worker()
+
+    attempt.refresh_from_db()
+    assert attempt.is_finished
     assert DBTaskResult.objects.get().status == "SUCCESSFUL"
 
 
@@ -82,7 +100,11 @@ def test_the_hourly_task_is_queued_once_sends_reminders_and_queues_the_next_hour
     Profile.objects.filter(user=learner).update(reminder_hour=8, time_zone="Asia/Riyadh")
     question = make_quiz(questions=1).questions.get()
     card_record_quiz_answer(
-        user_id=learner.pk, question_id=question.pk, is_correct=False, at=START - timedelta(days=3)
+        card_of(learner.pk, question.pk),
+        user_id=learner.pk,
+        question_id=question.pk,
+        is_correct=False,
+        at=START - timedelta(days=3),
     )
     ReviewCard.objects.update(due=START - timedelta(days=1))
 

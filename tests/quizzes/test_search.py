@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from quizzes.models import Quiz
-from quizzes.search import search_normalise, search_text_refresh, search_words
+from quizzes.models import Quiz, search_text_refresh
+from quizzes.search import search_normalise, search_words
 from tests.factories import make_quiz
 
 pytestmark = pytest.mark.django_db

@@ -9,10 +9,9 @@ import re
 import pytest
 from django.core.management import call_command
 
-from quizzes.models import Quiz
+from quizzes.models import Quiz, search_text_refresh
 from quizzes.search import (
     search_stem,
-    search_text_refresh,
     search_words,
     search_words_corrected,
     trigram_similarity,

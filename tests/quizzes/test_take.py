@@ -7,11 +7,11 @@ import pytest
 from django.test import Client
 from django.utils.html import escape
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.content import content_changed
 from quizzes.models import Answer, Attempt, Question, Quiz
 from tests.factories import add_question, correct_choice, make_quiz, make_user, wrong_choice
-from tests.steps import right_answer_data
+from tests.steps import post_answer, right_answer_data
 
 pytestmark = pytest.mark.django_db
 
@@ -245,7 +245,7 @@ def test_a_choice_of_another_question_is_refused(learner_client, quiz):
 def test_a_finished_attempt_accepts_no_more_answers(learner, quiz):
     attempt = attempt_start(user=learner, quiz=quiz)
     for question in quiz.questions.all():
-        answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+        post_answer(attempt, question, choice=wrong_choice(question))
     client = Client()
     client.force_login(learner)
     question = quiz.questions.get(position=1)
@@ -420,7 +420,7 @@ def test_the_catalog_shows_each_learners_own_state(learner, quiz):
     other_quiz = make_quiz(questions=2)
     attempt = attempt_start(user=learner, quiz=other_quiz)
     for question in other_quiz.questions.all():
-        answer_record(attempt=attempt, question=question, choice_id=correct_choice(question).pk)
+        post_answer(attempt, question, choice=correct_choice(question))
     attempt_start(user=learner, quiz=quiz)
     client = Client()
     client.force_login(learner)
@@ -438,7 +438,7 @@ def test_the_catalogs_best_score_is_out_of_the_questions_that_attempt_had(learne
         attempt = attempt_start(user=learner, quiz=quiz)
         for number, question in enumerate(quiz.questions.order_by("position"), 1):
             pick = correct_choice(question) if number <= right else wrong_choice(question)
-            answer_record(attempt=attempt, question=question, choice_id=pick.pk)
+            post_answer(attempt, question, choice=pick)
 
     finish(right=3)  # 3 / 3, then the instructor adds a question
     add_question(quiz, 4)

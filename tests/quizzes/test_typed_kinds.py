@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Answer, Attempt, Quiz, ReviewCard
 from tests.factories import make_typed_quiz
 

@@ -6,9 +6,10 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import Step, attempt_start
 from quizzes.models import Answer, Attempt, Choice, ReviewCard
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
+from tests.steps import post_answer
 
 CONCURRENT = 20
 
@@ -45,7 +46,7 @@ def _post_concurrently(user, url: str, payloads: list[dict]) -> list[int]:
 @pytest.mark.parametrize(
     "miss", [False, True], ids=["a right pick", "a miss posted with its question, as the form does"]
 )
-def test_twenty_concurrent_submissions_of_the_same_answer_record_exactly_one(miss):
+def test_twenty_concurrent_submissions_of_the_same_answer_are_recorded_once(miss):
     learner = make_user()
     quiz = make_quiz(questions=2)
     attempt = attempt_start(user=learner, quiz=quiz)
@@ -97,12 +98,14 @@ def test_concurrent_starts_make_one_attempt_in_progress():
 def test_a_replayed_answer_returns_the_recorded_outcome_unchanged(learner, quiz):
     attempt = attempt_start(user=learner, quiz=quiz)
     question = quiz.questions.get(position=1)
-    first = answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
-    replay = answer_record(
-        attempt=attempt, question=question, choice_id=correct_choice(question).pk
-    )
-    assert first.created and not replay.created
-    assert replay.answer.pk == first.answer.pk and not replay.answer.is_correct
+    first = post_answer(attempt, question, choice=wrong_choice(question))
+    replay = post_answer(attempt, question, choice=wrong_choice(question))
+    changed = post_answer(attempt, question, choice=correct_choice(question))
+    assert first.step is Step.ANSWERED
+    assert replay.step is Step.REPEATED and changed.step is Step.ANSWERED_BEFORE
+    assert replay.answer.pk == changed.answer.pk == first.answer.pk
+    assert not changed.answer.is_correct
+    assert Answer.objects.filter(attempt=attempt).count() == 1
 
 
 @pytest.mark.django_db
@@ -132,7 +135,7 @@ def test_instructor_edits_after_an_attempt_change_no_score_or_review(learner_cli
     quiz = make_quiz(questions=2)
     attempt = attempt_start(user=learner, quiz=quiz)
     for question in quiz.questions.all():
-        answer_record(attempt=attempt, question=question, choice_id=correct_choice(question).pk)
+        post_answer(attempt, question, choice=correct_choice(question))
 
     question = quiz.questions.get(position=1)
     old_key, new_key = correct_choice(question), wrong_choice(question)

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import Answer, Attempt
 from tests.factories import PASSWORD
 from tests.site_urls import every_url, url_names, url_values

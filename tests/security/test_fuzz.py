@@ -7,7 +7,7 @@ from django.test import Client
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizzes.attempts import attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.forms import AnswerForm
 from quizzes.models import Answer, Attempt
 from tests.factories import make_quiz, make_user

@@ -7,10 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accounts.models import Profile
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.models import QuestionReport
 from tests.factories import PASSWORD, make_quiz, wrong_choice
 from tests.fuzzing import examples
+from tests.steps import post_answer
 
 from .test_fuzz import FUZZ, junk
 
@@ -31,7 +32,7 @@ def question(learner):
     quiz = make_quiz(questions=1)
     question = quiz.questions.get()
     attempt = attempt_start(user=learner, quiz=quiz)
-    answer_record(attempt=attempt, question=question, choice_id=wrong_choice(question).pk)
+    post_answer(attempt, question, choice=wrong_choice(question))
     return question
 
 

@@ -10,9 +10,10 @@ from django.http import HttpResponse
 from django.test import Client, RequestFactory, override_settings
 from django.utils import translation
 
-from quizzes.attempts import answer_record, attempt_start
+from quizzes.attempts.services import attempt_start
 from quizzes.views.errors import server_error
 from tests.factories import PASSWORD, correct_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.django_db
 def pages(learner, quiz):
     attempt = attempt_start(user=learner, quiz=quiz)
     question = quiz.questions.get(position=1)
-    answer_record(attempt=attempt, question=question, choice_id=correct_choice(question).pk)
+    post_answer(attempt, question, choice=correct_choice(question))
     return [
         "/en/",
         "/ar/",

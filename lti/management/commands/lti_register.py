@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from lti.models import Deployment, Registration
@@ -12,7 +14,7 @@ class Command(BaseCommand):
         "it) with one deployment, and print the tool's endpoints to enter on the platform."
     )
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--issuer", required=True)
         parser.add_argument("--client-id", required=True)
         parser.add_argument("--deployment-id", required=True)
@@ -38,7 +40,7 @@ class Command(BaseCommand):
             help="Platform instructors who launch Daleel join the Instructors group.",
         )
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         from django.conf import settings
 
         base = (options["base_url"] or settings.SITE_ORIGIN).strip().rstrip("/")

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
 from lti.grades import scores_retry
@@ -9,7 +11,7 @@ class Command(BaseCommand):
         "from cron every few minutes when the task backend cannot defer tasks."
     )
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         tried = scores_retry()
         if options["verbosity"]:
             self.stdout.write(f"Tried {tried} score(s) again.")

@@ -1,6 +1,7 @@
 from datetime import timedelta
+from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
 from lti.tool import rotate_key
@@ -12,10 +13,10 @@ class Command(BaseCommand):
         "--keep-days days (platforms verify what it signed meanwhile), then drops out."
     )
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--keep-days", type=int, default=7)
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         until = timezone.now() + timedelta(days=options["keep_days"])
         key = rotate_key(keep_old_until=until)
         self.stdout.write(

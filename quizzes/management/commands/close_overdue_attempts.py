@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from quizzes.attempts import attempts_close_overdue
+from quizzes.attempts.services import attempts_close_overdue
 
 
 class Command(BaseCommand):

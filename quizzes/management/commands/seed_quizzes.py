@@ -5,8 +5,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from quizzes.models import Quiz
-from quizzes.search import search_text_refresh
+from quizzes.models import Quiz, search_text_refresh
 from quizzes.seeding import (
     seed_additions,
     seed_additions_deliver,

@@ -1,11 +1,18 @@
-"""An attempt as the rules and pages read it: plain data (`AttemptRow`, `RecordedAnswer`) over
-its quiz's content version (quizzes/content.py), in one statement.
+"""An attempt as the rules read it, and its reading: plain data (`AttemptRow`, its answers as
+`RecordedAnswer`s) over its quiz's content version (quizzes/content.py); where each question
+stands in the attempt's order, and each one's choices, matches or items in the attempt's own
+order (what the rules make of it is `rules.py`'s).
 
-`attempt_read` is the step's read: one literal SQL statement joins the learner's attempt to
-its quiz's version and its answers (and, when an answer is posted, the learner's review card
-for that question, which the answer may move). It is written out below as text to be read,
-and `tests/quizzes/test_attempt_read.py` checks it against the ORM's reading of the same rows
-on SQLite and PostgreSQL. Everything else reads attempts through the ORM (`attempt_state`).
+Read three ways: the step's attempt in one statement (`attempt_read`), any attempt through the
+ORM (`attempt_state`), and a quiz's start rules for a learner (`quiz_availability`).
+
+The step's read is one literal SQL statement: the learner's attempt joined to its quiz's
+version, its answers and, when an answer is posted with its question's id, the learner's review
+card for that question (which the answer may move). Measured against the same read through the
+ORM (two statements, three with the card: bench/ab.py), the ORM's costs 55-60 % more CPU on a
+question step and 43-63 % more on an answer. Its columns are listed once (`_ATTEMPT`,
+`_ANSWER`, `_CARD`) and read by name; `tests/quizzes/test_attempt_read.py` checks it against
+the ORM's reading of the same rows, every kind of answer, on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -15,19 +22,18 @@ import decimal
 import functools
 import json
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from .content import (
+from ..content import (
     ChoiceData,
     ItemData,
     PairData,
@@ -36,15 +42,21 @@ from .content import (
     QuizData,
     quiz_content_of,
 )
-from .models import Answer, Attempt, ReviewCard, attempt_shows_feedback, past_deadline
-from .models import Question as QuizModelQuestion
-from .models import Quiz as QuizModel
+from ..models import Answer, Attempt, QuizOverride, ReviewCard
+from ..models import Quiz as QuizModel
+from . import rules
 from .responses import ChoiceVerdict, RecordedAnswer, unanswered_verdicts
+from .rules import Availability
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 @dataclass(frozen=True, slots=True)
-class AttemptRow:
-    """An attempt's row as the rules read it (writes go through the `Attempt` model)."""
+class AttemptRow(rules.AttemptFacts):
+    """An attempt's row as the rules read it (writes go through the `Attempt` model); what
+    its columns say under the rules (finished, exam mode, feedback shown, overdue) is
+    `AttemptFacts`', shared with the model."""
 
     pk: int
     user_id: int
@@ -78,25 +90,6 @@ class AttemptRow:
     @property
     def id(self) -> int:
         return self.pk
-
-    @property
-    def is_finished(self) -> bool:
-        return self.finished_at is not None
-
-    @property
-    def is_deferred(self) -> bool:
-        return self.feedback == QuizModel.Feedback.DEFERRED
-
-    @property
-    def shows_feedback(self) -> bool:
-        return attempt_shows_feedback(feedback=self.feedback, finished_at=self.finished_at)
-
-    @property
-    def percent(self) -> int:
-        return round(100 * self.score / self.total) if self.total else 0
-
-    def get_absolute_url(self) -> str:
-        return reverse("quizzes:attempt", args=[self.pk])
 
 
 @dataclass
@@ -151,18 +144,10 @@ class AttemptState:
         return sum(1 for question in self.questions if question.pk in self.answers)
 
     @property
-    def current_question(self) -> QuestionData | None:
-        """The first question in the attempt's order that has no answer yet; None when all
-        have."""
-        for question in self.questions:
-            if question.pk not in self.answers:
-                return question
-        return None
-
-    @property
     def current_number(self) -> int:
-        """1-based number of the step the learner is on (the last one once all are answered)."""
-        current = self.current_question
+        """1-based number of the step the learner is on (`rules.current_question`; the last
+        one once all are answered)."""
+        current = rules.current_question(self)
         if current is None:
             return self.count
         return self.number_of(current)
@@ -171,51 +156,13 @@ class AttemptState:
     def score(self) -> Decimal:
         return sum((answer.fraction for answer in self.answers.values()), Decimal(0))
 
-    @property
-    def is_complete(self) -> bool:
-        """Every question of the attempt is answered (and it has some)."""
-        return bool(self.count) and self.current_question is None
-
-    def is_completed_by(self, question: QuestionData) -> bool:
-        """Whether an answer to `question` would make the attempt complete (`is_complete`)."""
-        return bool(self.count) and all(
-            known.pk in self.answers or known.pk == question.pk for known in self.questions
-        )
-
     def answer_for(self, question: QuestionData) -> RecordedAnswer | None:
         return self.answers.get(question.pk)
 
-    def is_open(self, question: QuestionData) -> bool:
-        """Whether the learner may see this step: answered already, or one to answer now.
-
-        With feedback after each question, questions open in order, so a later one is not
-        reachable before the current one; with feedback at the end, every question of an
-        unfinished attempt is open, in any order.
-        """
-        if question.pk in self.answers:
-            return True
-        if self.attempt.is_finished:
-            return False
-        if self.attempt.is_deferred:
-            return self.question(question.pk) is not None
-        current = self.current_question
-        return current is not None and current.pk == question.pk
-
-    def step(self, number: int) -> QuestionData | None:
-        """The question the learner may see at step `number`, or None (send them on)."""
-        question = self.at(number)
-        if question is None or not self.is_open(question):
-            return None
-        return question
-
     @property
     def shows_feedback(self) -> bool:
-        """Whether verdicts, right answers and explanations may be shown (Attempt's rule)."""
+        """Whether verdicts, right answers and explanations may be shown (`rules`)."""
         return self.attempt.shows_feedback
-
-    def is_overdue(self, now: datetime) -> bool:
-        """Past the deadline and its grace: no answer is taken any more."""
-        return past_deadline(self.attempt.deadline, now)
 
     @property
     def unanswered(self) -> list[tuple[int, QuestionData]]:
@@ -248,7 +195,7 @@ class AttemptState:
         """What `question`'s step numbers 1, 2, … for the learner to pick: its choices when
         this attempt shuffled them, a matching question's matches, an ordering question's
         items (None: choices sent by their ids)."""
-        if question.kind in (QuizModelQuestion.Kind.MATCHING, QuizModelQuestion.Kind.ORDERING):
+        if question.has_parts:
             return self.parts_of(question)
         return self.numbered_choices(question)
 
@@ -280,9 +227,7 @@ def parts_in_order(
 ) -> tuple[PairData | ItemData, ...]:
     """A matching question's matches or an ordering question's items in `order` (their ids),
     or, without one, shuffled by `seed` (the same every time: a review card's, a preview's)."""
-    parts: tuple[PairData | ItemData, ...] = (
-        question.pairs if question.kind == QuizModelQuestion.Kind.MATCHING else question.items
-    )
+    parts = question.parts
     if not order:
         order = arranged([part.pk for part in parts], random.Random(seed))
     rank = {part_id: index for index, part_id in enumerate(order)}
@@ -310,6 +255,15 @@ def state_of(attempt: AttemptRow, content: QuizContent, answers: Iterable[Any]) 
     return AttemptState(attempt=attempt, content=content, answers=recorded)
 
 
+def finished(state: AttemptState, *, at: datetime, score: Decimal, total: int) -> AttemptState:
+    """`state` with its attempt finished (as written)."""
+    attempt = dataclasses.replace(state.attempt, finished_at=at, score=score, total=total)
+    return dataclasses.replace(state, attempt=attempt)
+
+
+# --- Reading an attempt -------------------------------------------------------------------
+
+
 def attempt_state(attempt: Attempt | AttemptRow) -> AttemptState:
     """Read the attempt's content and answers through the ORM (pages other than the step's,
     the admin, scripts). Writes nothing."""
@@ -319,41 +273,36 @@ def attempt_state(attempt: Attempt | AttemptRow) -> AttemptState:
     return state_of(row, content, Answer.objects.filter(attempt_id=row.pk).order_by())
 
 
-# The step's read: a row per answer (one with empty answer columns before the first), each
-# with the attempt and its quiz's content version.
-_READ = """
-SELECT a.id, a.user_id, a.quiz_id, a.started_at, a.finished_at, a.score, a.total,
-       a.feedback, a.deadline, a.choice_order, a.question_order,
-       q.updated_at,
-       r.id, r.question_id, r.choice_id, r.correct_choice_id, r.choice_ids, r."key",
-       r.number, r.fraction, r.is_correct, r.answered_at, r.text, r.arrangement
-  FROM quizzes_attempt a
-  JOIN quizzes_quiz q ON q.id = a.quiz_id
-  LEFT JOIN quizzes_answer r ON r.attempt_id = a.id
- WHERE a.id = %s AND a.user_id = %s
-"""
+def quiz_availability(
+    *, quiz: QuizModel | QuizData, user: User, now: datetime | None = None
+) -> Availability:
+    """The quiz's start rules for this learner now. One statement for a quiz without limits
+    (the attempt in progress); with a time or attempt limit, two more (the override, the
+    count)."""
+    now = now or timezone.now()
+    attempts = Attempt.objects.filter(user_id=user.pk, quiz_id=quiz.pk)
+    in_progress = attempts.in_progress().first()
+    time_limit, allowed, used = quiz.time_limit, quiz.max_attempts, 0
+    if time_limit is not None or allowed is not None:
+        override = QuizOverride.objects.filter(user_id=user.pk, quiz_id=quiz.pk).first()
+        if override is not None:
+            if time_limit is not None and override.extra_time:
+                time_limit += override.extra_time
+            if allowed is not None:
+                allowed += override.extra_attempts
+    if allowed is not None:
+        used = attempts.count()
+    return Availability(
+        quiz=quiz,
+        now=now,
+        time_limit=time_limit,
+        attempts_allowed=allowed,
+        attempts_used=used,
+        in_progress=in_progress,
+    )
 
-# The same when an answer is posted, with what the answer may write: the learner's review
-# card for the question posted (`%s`, none when no id was posted: an older page), and whether
-# they have a card for any question of the quiz (if not, a right answer moves none).
-_READ_ANSWERING = """
-SELECT a.id, a.user_id, a.quiz_id, a.started_at, a.finished_at, a.score, a.total,
-       a.feedback, a.deadline, a.choice_order, a.question_order,
-       q.updated_at,
-       r.id, r.question_id, r.choice_id, r.correct_choice_id, r.choice_ids, r."key",
-       r.number, r.fraction, r.is_correct, r.answered_at, r.text, r.arrangement,
-       c.id, c.due, c.state, c.step, c.stability, c.difficulty, c.last_review, c.reviews,
-       c.created_at,
-       EXISTS (SELECT 1
-                 FROM quizzes_reviewcard k
-                 JOIN quizzes_question kq ON kq.id = k.question_id
-                WHERE k.user_id = a.user_id AND kq.quiz_id = a.quiz_id)
-  FROM quizzes_attempt a
-  JOIN quizzes_quiz q ON q.id = a.quiz_id
-  LEFT JOIN quizzes_answer r ON r.attempt_id = a.id
-  LEFT JOIN quizzes_reviewcard c ON c.user_id = a.user_id AND c.question_id = %s
- WHERE a.id = %s AND a.user_id = %s
-"""
+
+# --- The step's statement -------------------------------------------------------------------
 
 # What the drivers return, made what the ORM gives: SQLite keeps datetimes as UTC without a
 # zone (Django's converters give naive datetimes), decimals as floats where Django's
@@ -372,36 +321,108 @@ def _when(value: Any) -> datetime | None:
     return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
 
 
-def _at(value: Any) -> datetime:
-    """A datetime column that is never NULL."""
-    when = _when(value)
-    if when is None:
-        raise ValueError("a NULL where a time must be")
-    return when
+def _decimal(places: int) -> Callable[[Any], Decimal | None]:
+    exponent = Decimal(1).scaleb(-places)
 
+    def read(value: Any) -> Decimal | None:
+        if value is None:
+            return None
+        if isinstance(value, float):
+            value = _FIFTEEN_DIGITS.create_decimal_from_float(value)
+        return Decimal(value).quantize(exponent)
 
-def _number(value: Any, places: int) -> Decimal:
-    """A decimal column that is never NULL."""
-    number = _decimal(value, places)
-    if number is None:
-        raise ValueError("a NULL where a number must be")
-    return number
-
-
-def _decimal(value: Any, places: int) -> Decimal | None:
-    if value is None:
-        return None
-    if isinstance(value, float):
-        value = _FIFTEEN_DIGITS.create_decimal_from_float(value)
-    return Decimal(value).quantize(Decimal(1).scaleb(-places))
+    return read
 
 
 def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
+def _as_is(value: Any) -> Any:
+    return value
+
+
+# Every column of the statement, once: (its SQL, the name it is read by, how a value of the
+# driver's becomes the ORM's). Answer.number has 10 decimal places, fractions and scores 4.
+_ATTEMPT = [
+    ("a.id", "pk", _as_is),
+    ("a.user_id", "user_id", _as_is),
+    ("a.quiz_id", "quiz_id", _as_is),
+    ("a.started_at", "started_at", _when),
+    ("a.finished_at", "finished_at", _when),
+    ("a.score", "score", _decimal(4)),
+    ("a.total", "total", _as_is),
+    ("a.feedback", "feedback", _as_is),
+    ("a.deadline", "deadline", _when),
+    ("a.choice_order", "choice_order", _json),
+    ("a.question_order", "question_order", _json),
+    ("q.updated_at", "version", _when),
+]
+_ANSWER = [
+    ("r.id", "answer_pk", _as_is),
+    ("r.question_id", "question_id", _as_is),
+    ("r.choice_id", "choice_id", _as_is),
+    ("r.correct_choice_id", "correct_choice_id", _as_is),
+    ("r.choice_ids", "choice_ids", _json),
+    ('r."key"', "key", _json),
+    ("r.number", "number", _decimal(10)),
+    ("r.fraction", "fraction", _decimal(4)),
+    ("r.is_correct", "is_correct", bool),
+    ("r.answered_at", "answered_at", _when),
+    ("r.text", "text", _as_is),
+    ("r.arrangement", "arrangement", _json),
+]
+_CARD = [
+    ("c.id", "card_pk", _as_is),
+    ("c.due", "due", _when),
+    ("c.state", "state", _as_is),
+    ("c.step", "step", _as_is),
+    ("c.stability", "stability", _as_is),
+    ("c.difficulty", "difficulty", _as_is),
+    ("c.last_review", "last_review", _when),
+    ("c.reviews", "reviews", _as_is),
+    ("c.created_at", "created_at", _when),
+]
+
+
+def _read(
+    row: tuple[Any, ...], at: dict[str, int], columns: list[tuple[str, str, Any]]
+) -> dict[str, Any]:
+    """`row`'s values of `columns`, by name (`at`: each name's index in the row)."""
+    return {name: convert(row[at[name]]) for _sql, name, convert in columns}
+
+
+def _select(columns: list[tuple[str, str, Any]]) -> str:
+    return ",\n       ".join(f'{sql} AS "{name}"' for sql, name, _convert in columns)
+
+
+# A row per answer (one with empty answer columns before the first), each with the attempt and
+# its quiz's content version; when an answer is posted, with the learner's card for the
+# question posted (the first %s; none when no id was posted: an older page).
+_READ = f"""
+SELECT {_select(_ATTEMPT + _ANSWER)}
+  FROM quizzes_attempt a
+  JOIN quizzes_quiz q ON q.id = a.quiz_id
+  LEFT JOIN quizzes_answer r ON r.attempt_id = a.id
+ WHERE a.id = %s AND a.user_id = %s
+"""
+_READ_ANSWERING = f"""
+SELECT {_select(_ATTEMPT + _ANSWER + _CARD)}
+  FROM quizzes_attempt a
+  JOIN quizzes_quiz q ON q.id = a.quiz_id
+  LEFT JOIN quizzes_answer r ON r.attempt_id = a.id
+  LEFT JOIN quizzes_reviewcard c ON c.user_id = a.user_id AND c.question_id = %s
+ WHERE a.id = %s AND a.user_id = %s
+"""
+
+# The largest id a row can have (a 64-bit column); the drivers refuse larger numbers.
+_LARGEST_ID = 2**63 - 1
+
+
 @dataclass(frozen=True, slots=True)
-class _AnswerColumns:
+class _AnswerRow:
+    """An answer's columns as `RecordedAnswer.of` reads them."""
+
     pk: int
     question_id: int
     choice_id: int | None
@@ -416,97 +437,79 @@ class _AnswerColumns:
     arrangement: Any
 
 
-# The largest id a row can have (a 64-bit column); the drivers refuse larger numbers.
-_LARGEST_ID = 2**63 - 1
-# Answer.number and Answer.fraction's decimal places, score's: as the ORM quantizes them.
-_NUMBER_PLACES, _FRACTION_PLACES, _SCORE_PLACES = 10, 4, 4
-
-
 @dataclass(frozen=True, slots=True)
-class Cards:
-    """What the step's read says of the learner's review cards, when an answer is posted:
-    their card for the question posted (`question_id`; `card` None: they have none), and
-    whether they have one for any question of the quiz."""
+class CardRead:
+    """The learner's review card for the question posted (`question_id`), read with the
+    attempt when an answer is posted: `card` None when they have none."""
 
-    question_id: int | None
+    question_id: int
     card: ReviewCard | None
-    quiz_has_cards: bool
 
 
 def attempt_read(
     *, user_id: int, attempt_id: int, answering: bool = False, question_id: int | None = None
-) -> tuple[AttemptState, Cards | None] | None:
-    """The learner's own attempt `attempt_id` as it stands; with `answering`, also what the
-    answer to `question_id` may write of their review cards (`Cards`). None when the learner
-    has no such attempt (another learner's attempts do not exist for them). One statement;
-    writes nothing."""
+) -> tuple[AttemptState, CardRead | None] | None:
+    """The learner's own attempt `attempt_id` as it stands; `answering` a question posted by
+    its id (`question_id`), also their review card for it. None when the learner has no such
+    attempt (another learner's attempts do not exist for them). One statement; writes
+    nothing."""
     if not 0 < attempt_id <= _LARGEST_ID:
         return None  # no row has it (a URL's number can be any size)
     if question_id is not None and not 0 < question_id <= _LARGEST_ID:
         question_id = None
+    with_card = answering and question_id is not None
     with connection.cursor() as cursor:
-        if answering:
+        if with_card:
             cursor.execute(_READ_ANSWERING, [question_id, attempt_id, user_id])
         else:
             cursor.execute(_READ, [attempt_id, user_id])
+        at = {column[0]: index for index, column in enumerate(cursor.description)}
         rows = cursor.fetchall()
     if not rows:
         return None
-    first = rows[0]
+    first = _read(rows[0], at, _ATTEMPT)
     attempt = AttemptRow(
-        pk=first[0],
-        user_id=first[1],
-        quiz_id=first[2],
-        started_at=_at(first[3]),
-        finished_at=_when(first[4]),
-        score=_number(first[5], _SCORE_PLACES),
-        total=first[6],
-        feedback=first[7],
-        deadline=_when(first[8]),
-        choice_order=MappingProxyType(_json(first[9]) or {}),
-        question_order=tuple(_json(first[10]) or ()),
+        pk=first["pk"],
+        user_id=first["user_id"],
+        quiz_id=first["quiz_id"],
+        started_at=first["started_at"],
+        finished_at=first["finished_at"],
+        score=first["score"],
+        total=first["total"],
+        feedback=first["feedback"],
+        deadline=first["deadline"],
+        choice_order=MappingProxyType(first["choice_order"] or {}),
+        question_order=tuple(first["question_order"] or ()),
     )
-    content = quiz_content_of(quiz_id=attempt.quiz_id, version=_at(first[11]))
-    answers = [
-        _AnswerColumns(
-            pk=row[12],
-            question_id=row[13],
-            choice_id=row[14],
-            correct_choice_id=row[15],
-            choice_ids=_json(row[16]) or [],
-            key=_json(row[17]),
-            number=_decimal(row[18], _NUMBER_PLACES),
-            fraction=_number(row[19], _FRACTION_PLACES),
-            is_correct=bool(row[20]),
-            answered_at=_at(row[21]),
-            text=row[22],
-            arrangement=_json(row[23]),
+    content = quiz_content_of(quiz_id=attempt.quiz_id, version=first["version"])
+    answers = []
+    for row in rows:
+        if row[at["answer_pk"]] is None:
+            continue  # the attempt's row before its first answer
+        answer = _read(row, at, _ANSWER)
+        answers.append(
+            _AnswerRow(
+                pk=answer["answer_pk"],
+                question_id=answer["question_id"],
+                choice_id=answer["choice_id"],
+                correct_choice_id=answer["correct_choice_id"],
+                choice_ids=answer["choice_ids"] or [],
+                key=answer["key"],
+                number=answer["number"],
+                fraction=answer["fraction"],
+                is_correct=answer["is_correct"],
+                answered_at=answer["answered_at"],
+                text=answer["text"],
+                arrangement=answer["arrangement"],
+            )
         )
-        for row in rows
-        if row[12] is not None
-    ]
     state = state_of(attempt, content, answers)
-    if not answering:
+    if not with_card:
         return state, None
+    assert question_id is not None
+    columns = _read(rows[0], at, _CARD)
+    card_pk = columns.pop("card_pk")
     card = None
-    if first[24] is not None and question_id is not None:
-        card = ReviewCard(
-            pk=first[24],
-            user_id=user_id,
-            question_id=question_id,
-            due=_at(first[25]),
-            state=first[26],
-            step=first[27],
-            stability=first[28],
-            difficulty=first[29],
-            last_review=_when(first[30]),
-            reviews=first[31],
-            created_at=_at(first[32]),
-        )
-    return state, Cards(question_id=question_id, card=card, quiz_has_cards=bool(first[33]))
-
-
-def finished(state: AttemptState, *, at: datetime, score: Decimal, total: int) -> AttemptState:
-    """`state` with its attempt finished (as written)."""
-    attempt = dataclasses.replace(state.attempt, finished_at=at, score=score, total=total)
-    return dataclasses.replace(state, attempt=attempt)
+    if card_pk is not None:
+        card = ReviewCard(pk=card_pk, user_id=user_id, question_id=question_id, **columns)
+    return state, CardRead(question_id=question_id, card=card)

@@ -1,6 +1,6 @@
 """A GIFT file's questions as plain data, and the reading of one item of the file (a
 question of some kind, a description, or errors): `gift.parse_gift` reads a file item by item
-with `GiftItem`. See quizzes/instructors/gift.py for the format as read and written.
+with `GiftItem`. See format.py beside it for the format as read and written.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-from ..models import validate_choice_set
-from ..text import TEXT_MAX_LENGTH, markdown_escape
-from .gift_scan import (
+from ...models import validate_choice_set
+from ...text import TEXT_MAX_LENGTH, markdown_escape
+from .scan import (
     Bilingual,
     Block,
     format_of,
@@ -24,7 +24,7 @@ from .gift_scan import (
     split_multilang,
     unescape,
 )
-from .gift_typed import ARROW, TYPED_KINDS, GiftPair, GiftText, TypedAnswers
+from .short_matching import ARROW, TYPED_KINDS, GiftPair, GiftText, TypedAnswers
 
 BLANK = "_____"
 CHOICE_TEXT_MAX_LENGTH = 500

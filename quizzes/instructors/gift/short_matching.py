@@ -1,4 +1,4 @@
-"""GIFT's short-answer and matching questions, read and written (see gift.py for the rest).
+"""GIFT's short-answer and matching questions, read and written (see format.py for the rest).
 
 Short answer, as Moodle reads it: `{=TCP =%50%tcp#Half: the name, not the suite.}`, every
 answer after `=` (a first one without is read too), `%w%` its weight (100% without one) and
@@ -25,13 +25,13 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-from ..models.kinds import (
+from ...models.kinds import (
     PART_TEXT_MAX_LENGTH,
     SHORT_ANSWER_MAX_LENGTH,
     validate_accepted_texts,
     validate_pairs,
 )
-from .gift_scan import (
+from .scan import (
     Bilingual,
     format_of,
     html_to_text,
@@ -88,7 +88,7 @@ def plain_text(raw: str, text_format: str) -> Bilingual:
 
 
 class TypedAnswers:
-    """The reading of a short-answer or matching block, for gift_items.GiftItem (which has
+    """The reading of a short-answer or matching block, for items.GiftItem (which has
     the attributes and helpers named here)."""
 
     errors: list

@@ -9,6 +9,7 @@ response was recorded: a later change of the key changes none of it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -16,7 +17,7 @@ from typing import Any
 
 from django.utils.translation import get_language
 
-from .content import (
+from ..content import (
     AcceptedNumber,
     AcceptedTextData,
     ChoiceData,
@@ -24,8 +25,9 @@ from .content import (
     PairData,
     QuestionData,
 )
-from .models import Question
-from .typed import matches
+from ..grading import Key, longest_in_order
+from ..models import Question
+from ..short_answers import matches
 
 FULL_MARK = Decimal(1)
 
@@ -44,9 +46,10 @@ class RecordedAnswer:
     # One answer, true or false: the choice picked and the one worth the whole mark then.
     choice_id: int | None
     correct_choice_id: int | None
-    # Several answers: the ids ticked; several answers and numbers: the key when answered.
+    # Several answers: the ids ticked.
     choice_ids: tuple[int, ...]
-    key: Any
+    # The key when answered (several answers, numbers, short answer, matching, ordering).
+    key: Key
     number: Decimal | None
     fraction: Decimal
     is_correct: bool
@@ -65,7 +68,7 @@ class RecordedAnswer:
             choice_id=row.choice_id,
             correct_choice_id=row.correct_choice_id,
             choice_ids=tuple(row.choice_ids or ()),
-            key=row.key,
+            key=Key.read(question.kind, row.key),
             number=row.number,
             fraction=row.fraction,
             is_correct=row.is_correct,
@@ -85,7 +88,7 @@ class RecordedAnswer:
             choice_id=fields["choice_id"],
             correct_choice_id=fields["correct_choice_id"],
             choice_ids=tuple(fields["choice_ids"]),
-            key=fields["key"],
+            key=Key.read(question.kind, fields["key"]),
             number=fields["number"],
             fraction=fields["fraction"],
             is_correct=fields["is_correct"],
@@ -124,7 +127,7 @@ class RecordedAnswer:
         right when they answered (a later change of the key changes neither)."""
         if self.question.kind == Question.Kind.MULTIPLE:
             ticked = set(self.choice_ids)
-            weights = {int(pk): Decimal(weight) for pk, weight in (self.key or {}).items()}
+            weights = self.key.weights
             return [
                 ChoiceVerdict(c, c.pk in ticked, weights.get(c.pk, c.fraction) > 0) for c in choices
             ]
@@ -137,9 +140,9 @@ class RecordedAnswer:
     def accepted_numbers(self) -> list[str]:
         """A numerical question's numbers worth the whole mark when the learner answered."""
         return [
-            f"{value} ± {tolerance}" if Decimal(tolerance) else value
-            for value, tolerance, fraction, _pk in self.key or []
-            if Decimal(fraction) == FULL_MARK
+            f"{number.value:f} ± {number.tolerance:f}" if number.tolerance else f"{number.value:f}"
+            for number in self.key.numbers
+            if number.fraction == FULL_MARK
         ]
 
     def number_feedback(self) -> AcceptedNumber | None:
@@ -147,15 +150,11 @@ class RecordedAnswer:
         feedback (None if it fell in none, or that number has been deleted since)."""
         if self.number is None:
             return None
-        best = None
-        for value, tolerance, fraction, pk in self.key or []:
-            if abs(self.number - Decimal(value)) <= Decimal(tolerance) and (
-                best is None or Decimal(fraction) > best[0]
-            ):
-                best = (Decimal(fraction), pk)
+        held = [n for n in self.key.numbers if abs(self.number - n.value) <= n.tolerance]
+        best = max(held, key=lambda n: n.fraction, default=None)
         if best is None:
             return None
-        return next((a for a in self.question.numbers if a.pk == best[1]), None)
+        return next((a for a in self.question.numbers if a.pk == best.pk), None)
 
     # --- Short answer, matching, ordering, as they stood when answered -----------------
 
@@ -165,41 +164,44 @@ class RecordedAnswer:
         answered, in the page's language (English where it has none)."""
         english = (get_language() or "en").split("-")[0] != "ar"
         return [
-            (text_en if english or not text_ar else text_ar)
-            for text_en, text_ar, fraction, _exact, _pk in self.key or []
-            if Decimal(fraction) == FULL_MARK
+            (text.text_en if english or not text.text_ar else text.text_ar)
+            for text in self.key.texts
+            if text.fraction == FULL_MARK
         ]
 
     def text_matched(self) -> AcceptedTextData | None:
         """The accepted answer a short answer matched best when it was answered (for its
         feedback; None if none, or it has been deleted since)."""
-        best = None
-        for text_en, text_ar, fraction, exact, pk in self.key or []:
-            if any(t and matches(self.text, t, exact=exact) for t in (text_en, text_ar)) and (
-                best is None or Decimal(fraction) > best[0]
-            ):
-                best = (Decimal(fraction), pk)
+        matched = [
+            accepted
+            for accepted in self.key.texts
+            if any(
+                t and matches(self.text, t, exact=accepted.exact)
+                for t in (accepted.text_en, accepted.text_ar)
+            )
+        ]
+        best = max(matched, key=lambda accepted: accepted.fraction, default=None)
         if best is None:
             return None
-        return next((text for text in self.question.texts if text.pk == best[1]), None)
+        return next((text for text in self.question.texts if text.pk == best.pk), None)
 
     @property
     def match_rows(self) -> list[MatchRow]:
         """A matching answer, prompt by prompt as the question has them: the match picked and
         the right one (as the key stood when it was answered)."""
-        return match_rows(self.question, self.arrangement or {}, self.key or {})
+        return match_rows(self.question, self.arrangement or {}, self.key.matches)
 
     @property
     def order_rows(self) -> list[OrderRow]:
         """An ordering answer, item by item in the learner's order: each item's place in the
         right order, and whether it is one of the longest run already in order."""
-        return order_rows(self.question, list(self.arrangement or []), list(self.key or []))
+        return order_rows(self.question, list(self.arrangement or []), list(self.key.order))
 
     @property
     def right_order(self) -> list[ItemData]:
         """The items in the right order when the learner answered."""
         items = {item.pk: item for item in self.question.items}
-        return [items[pk] for pk in self.key or [] if pk in items]
+        return [items[pk] for pk in self.key.order if pk in items]
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +216,7 @@ class MatchRow:
 
 
 def match_rows(
-    question: QuestionData, picked: dict[str, int], key: dict[str, int]
+    question: QuestionData, picked: Mapping[str, int], key: Mapping[int, int]
 ) -> list[MatchRow]:
     """Each prompt of a matching question with the match picked (`picked`, None when none)
     and the right one (`key`, as it stood; the question's own pair when there is no key)."""
@@ -223,7 +225,7 @@ def match_rows(
         MatchRow(
             prompt=prompt,
             picked=pairs.get(picked.get(str(prompt.pk), 0)),
-            right=pairs.get(key.get(str(prompt.pk), prompt.pk)),
+            right=pairs.get(key.get(prompt.pk, prompt.pk)),
         )
         for prompt in question.prompts
     ]
@@ -244,21 +246,11 @@ def order_rows(question: QuestionData, order: list[int], key: list[int]) -> list
     items = {item.pk: item for item in question.items}
     place = {pk: index for index, pk in enumerate(key or [item.pk for item in question.items])}
     shown = [pk for pk in order if pk in items and pk in place]
-    counted = set(in_order_positions([place[pk] for pk in shown]))
+    counted = set(longest_in_order([place[pk] for pk in shown]))
     return [
         OrderRow(item=items[pk], place=place[pk] + 1, in_order=index in counted)
         for index, pk in enumerate(shown)
     ]
-
-
-def in_order_positions(places: list[int]) -> list[int]:
-    """Indexes into `places` of one longest increasing run (the items the mark counts)."""
-    best: list[list[int]] = []
-    for index, value in enumerate(places):
-        candidates = [run for run in best if places[run[-1]] < value]
-        longest = max(candidates, key=len, default=[])
-        best.append([*longest, index])
-    return max(best, key=len, default=[])
 
 
 def unanswered_verdicts(choices: tuple[ChoiceData, ...] | list[ChoiceData]) -> list[ChoiceVerdict]:

@@ -1,7 +1,7 @@
 """Moodle's GIFT quiz format: a parser and a writer.
 
 Pure functions over plain data, no database: `imports` and `exports` beside it move
-the data in and out of the models; `gift_scan` holds the text layer (items, escapes, HTML,
+the data in and out of the models; `scan` holds the text layer (items, escapes, HTML,
 multilang), which runs in linear time.
 
 What is read, following Moodle's own parser (question/format/gift/format.php):
@@ -21,7 +21,7 @@ What is read, following Moodle's own parser (question/format/gift/format.php):
   - `{#16:0.5}`, `{#16}`, `{#100..120}`, `{#=16:0 =%50%15:1 #feedback}` is numerical;
   - `{=ZeRO-1 -> optimizer states =ZeRO-2 -> gradients = -> training data}`, with `->`, is
     matching ("matching"; an empty prompt is a distractor);
-  - anything else is short answer ("short"): `{=TCP =%50%tcp#feedback}` (gift_typed.py);
+  - anything else is short answer ("short"): `{=TCP =%50%tcp#feedback}` (short_matching.py);
   - essays `{}` are reported and skipped;
 - `####general feedback` before the closing brace is the explanation, for every kind;
 - text around the answer block ("missing word") gets a `_____` blank where the block was;
@@ -43,7 +43,7 @@ import re
 
 from django.utils.translation import gettext as _
 
-from .gift_items import (
+from .items import (
     BLANK,
     CHOICE_TEXT_MAX_LENGTH,
     KINDS,
@@ -58,7 +58,7 @@ from .gift_items import (
     Problem,
     percent_weight,
 )
-from .gift_scan import (
+from .scan import (
     Bilingual,
     blocks,
     escape,
@@ -68,7 +68,7 @@ from .gift_scan import (
     split_multilang,
     unescape,
 )
-from .gift_typed import TYPED_KINDS, GiftPair, GiftText, typed_answer_lines
+from .short_matching import TYPED_KINDS, GiftPair, GiftText, typed_answer_lines
 
 __all__ = [
     "BLANK",

@@ -1,10 +1,11 @@
-"""The rules of an attempt: start or resume, show a step, answer it once, finish, score.
+"""The calls views make on an attempt, one per request: start or resume, show a step, answer
+it, submit all, the result; and closing attempts past their deadline.
 
-Views (htmx and plain forms alike) make one call here per request and render what it
-returns; nothing else writes attempts or answers. A step is `attempt_step` (read, settled on
-the way), an answer `attempt_answer` (read, checked, recorded, the review card moved, the
-attempt finished after the last); both read the attempt in one statement
-(`attempt_read.attempt_read`) and return a `StepOutcome`.
+Each reads the attempt (`state.py`), applies the rules (`rules.py`), writes what they decide
+(`writes.py`) and returns plain data to render: a step is `attempt_step`, an answer
+`attempt_answer` (read, checked, recorded, the review card moved, the attempt finished after
+the last), both in one statement's read and returning a `StepOutcome`. Nothing else writes
+attempts or answers.
 """
 
 from __future__ import annotations
@@ -23,51 +24,27 @@ from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .answers import AttemptError, finish, finish_exam, record, save
-from .attempt_read import (
+from ..content import ChoiceData, ItemData, PairData, QuestionData, QuizData, quiz_content
+from ..grading import Posted, Response, Unreadable, read_response
+from ..models import Answer, Attempt, Quiz
+from . import rules
+from .responses import ChoiceVerdict, RecordedAnswer
+from .rules import DEADLINE_GRACE, AttemptError, Availability
+from .state import (
     AttemptRow,
     AttemptState,
-    Cards,
+    CardRead,
     arranged,
     attempt_read,
     attempt_state,
+    quiz_availability,
 )
-from .availability import DEADLINE_GRACE, quiz_availability
-from .content import ChoiceData, ItemData, PairData, QuestionData, QuizData, quiz_content
-from .grading import Posted, Response, Unreadable, read_response
-from .models import Answer, Attempt, Question, Quiz
-from .responses import ChoiceVerdict, RecordedAnswer
+from .writes import finish, finish_exam, record, save
 
 logger = logging.getLogger(__name__)
 
-# The kinds whose step numbers parts of the question for the learner to arrange.
-PART_KINDS = frozenset({Question.Kind.MATCHING, Question.Kind.ORDERING})
-
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Learner
-
-
-__all__ = [
-    "AttemptError",
-    "AttemptNotFound",
-    "AttemptState",
-    "Response",
-    "Step",
-    "StepOutcome",
-    "StepPage",
-    "attempt_answer",
-    "attempt_begin",
-    "attempt_settle",
-    "attempt_settled",
-    "attempt_start",
-    "attempt_state",
-    "attempt_step",
-    "attempt_submit_all",
-    "attempts_close_overdue",
-    "answer_record",
-    "step_page",
-    "step_submit",
-]
 
 
 class AttemptNotFound(LookupError):
@@ -157,7 +134,7 @@ def step_page(state: AttemptState, question: QuestionData) -> StepPage:
         choices=choices,
         numbered=state.numbered_choices(question) is not None,
         verdicts=feedback.choice_verdicts(choices) if feedback else [],
-        parts=state.parts_of(question) if question.kind in PART_KINDS else (),
+        parts=state.parts_of(question) if question.has_parts else (),
     )
 
 
@@ -183,7 +160,7 @@ class StepOutcome:
 
 def _read(
     user: Learner, attempt_id: int, *, answering: bool = False, question_id: int | None = None
-) -> tuple[AttemptState, Cards | None]:
+) -> tuple[AttemptState, CardRead | None]:
     read = attempt_read(
         user_id=user.pk, attempt_id=attempt_id, answering=answering, question_id=question_id
     )
@@ -192,19 +169,19 @@ def _read(
     return read
 
 
-def attempt_settled(*, user: Learner, attempt_id: int) -> AttemptState:
+def attempt_as_it_stands(*, user: Learner, attempt_id: int) -> AttemptState:
     """The learner's own attempt as it stands, finished on the way if it can take no more
-    answers (`attempt_settle`). AttemptNotFound for another learner's."""
+    answers (`attempt_finish_if_over`). AttemptNotFound for another learner's."""
     state, _card = _read(user, attempt_id)
-    attempt_settle(state=state)
+    attempt_finish_if_over(state=state)
     return state
 
 
 def attempt_step(*, user: Learner, attempt_id: int, number: int) -> StepOutcome:
     """Step `number` of the learner's attempt, if they may see it (SHOWN, with its page);
     else NOT_OPEN: the caller shows where the attempt stands."""
-    state = attempt_settled(user=user, attempt_id=attempt_id)
-    question = state.step(number)
+    state = attempt_as_it_stands(user=user, attempt_id=attempt_id)
+    question = rules.open_step(state, number)
     if question is None:
         return StepOutcome(Step.NOT_OPEN, state)
     return StepOutcome(Step.SHOWN, state, step_page(state, question))
@@ -227,71 +204,47 @@ def attempt_answer(
     written and the attempt is finished with what was saved. AttemptNotFound for another
     learner's attempt.
     """
-    state, cards = _read(user, attempt_id, answering=True, question_id=posted.question_id)
-    return _answer(state, number, posted.question_id, posted=posted, cards=cards, now=now)
-
-
-def step_submit(
-    *,
-    state: AttemptState,
-    number: int,
-    question_id: int | None,
-    response: Response | None = None,
-    choice_id: int | None = None,
-    now: datetime | None = None,
-) -> StepOutcome:
-    """`attempt_answer`'s rules for a response to a state already read (scripts; tests of two
-    tabs, whose states were read before the other's write)."""
-    return _answer(state, number, question_id, response=Response.of(response, choice_id), now=now)
+    state, card = _read(user, attempt_id, answering=True, question_id=posted.question_id)
+    return _answer(state, number, posted, card=card, now=now or timezone.now())
 
 
 def _answer(
-    state: AttemptState,
-    number: int,
-    question_id: int | None,
-    *,
-    posted: Posted | None = None,
-    response: Response | None = None,
-    cards: Cards | None = None,
-    now: datetime | None = None,
+    state: AttemptState, number: int, posted: Posted, *, card: CardRead | None, now: datetime
 ) -> StepOutcome:
-    now = now or timezone.now()
-    if not state.attempt.is_finished and state.is_overdue(now):
-        attempt_settle(state=state, now=now)
+    if not state.attempt.is_finished and state.attempt.is_overdue(now):
+        attempt_finish_if_over(state=state, now=now)
         return StepOutcome(
             Step.TIME_UP,
             state,
             message=_("Time is up: this answer came after the deadline and was not saved."),
         )
-    attempt_settle(state=state, now=now)
+    attempt_finish_if_over(state=state, now=now)
     question = state.at(number)
-    if question_id is not None and (question is None or question.pk != question_id):
+    if posted.question_id is not None and (question is None or question.pk != posted.question_id):
         # Renumbered since the page was shown: the question seen, if it is still theirs.
-        question = state.question(question_id)
-        if question is None or not state.is_open(question):
+        question = state.question(posted.question_id)
+        if question is None or not rules.is_open(state, question):
             return StepOutcome(
                 Step.QUIZ_CHANGED,
                 state,
                 message=_("This quiz changed while you were answering; here is where you are."),
             )
-    if question is None or not state.is_open(question):
+    if question is None or not rules.is_open(state, question):
         return StepOutcome(Step.NOT_OPEN, state)
-    if response is None:
-        assert posted is not None
-        try:
-            response = read_response(question, posted, shown=state.shown(question))
-        except Unreadable as refusal:
-            shown = state.step(number)
-            if shown is None:
-                return StepOutcome(Step.NOT_OPEN, state)
-            return StepOutcome(
-                Step.UNREADABLE,
-                state,
-                step_page(state, shown),
-                message=refusal.message,
-                field=refusal.field,
-            )
-    return _take(state, question, response, cards=cards, now=now)
+    try:
+        response = read_response(question, posted, shown=state.shown(question))
+    except Unreadable as refusal:
+        shown = rules.open_step(state, number)
+        if shown is None:
+            return StepOutcome(Step.NOT_OPEN, state)
+        return StepOutcome(
+            Step.UNREADABLE,
+            state,
+            step_page(state, shown),
+            message=refusal.message,
+            field=refusal.field,
+        )
+    return _take(state, question, response, card=card, now=now)
 
 
 def _take(
@@ -299,12 +252,12 @@ def _take(
     question: QuestionData,
     response: Response,
     *,
-    cards: Cards | None = None,
-    now: datetime | None = None,
+    card: CardRead | None,
+    now: datetime,
 ) -> StepOutcome:
     """The rules for a response to `question`, open to the learner in `state`."""
     recorded = state.answer_for(question)
-    if state.attempt.is_deferred and not state.attempt.is_finished:
+    if rules.saves_until_submitted(state):
         try:
             recorded = save(state, question, response, now=now)
         except AttemptError as error:
@@ -313,7 +266,7 @@ def _take(
     created = False
     if recorded is None:
         try:
-            recorded, created, state = record(state, question, response, cards=cards)
+            recorded, created, state = record(state, question, response, card=card)
         except AttemptError as error:
             return StepOutcome(Step.REFUSED, state, step_page(state, question), error.message)
     page = step_page(state, question)
@@ -328,17 +281,10 @@ def _take(
     return StepOutcome(Step.ANSWERED_BEFORE, state, page, message)
 
 
-def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:
-    """Finish an attempt in progress that can take no more answers; True if it did.
-
-    Answering the last question finishes an attempt; this covers the other ways to get there:
-    an instructor deleted the questions the learner had not answered yet (with feedback after
-    each question), or the deadline passed: the attempt is scored on what was saved in time.
-    """
-    if state.attempt.is_finished:
-        return False
-    overdue = state.is_overdue(now or timezone.now())
-    if not overdue and (state.attempt.is_deferred or not state.is_complete):
+def attempt_finish_if_over(*, state: AttemptState, now: datetime | None = None) -> bool:
+    """Finish an attempt in progress that can take no more answers (`rules.must_finish`);
+    True if it did. An exam is scored on its answers as saved now, under its lock."""
+    if not rules.must_finish(state, now or timezone.now()):
         return False
     if state.attempt.is_deferred:
         return finish_exam(state, now=now)
@@ -346,13 +292,60 @@ def attempt_settle(*, state: AttemptState, now: datetime | None = None) -> bool:
     return True
 
 
-def attempt_submit_all(*, state: AttemptState) -> bool:
-    """Finish an attempt with feedback at the end, on the learner's "Submit all and finish":
-    scored on its saved answers, unanswered questions counting as wrong. True if it did (an
-    attempt finished already, by a second tab or its deadline, stays as it was)."""
-    if state.attempt.is_finished:
-        return False
-    return finish_exam(state)
+@dataclass(frozen=True)
+class Submitted:
+    """What "Submit all and finish" left: the attempt as it stands, and whether this call
+    finished it."""
+
+    state: AttemptState
+    finished: bool
+
+
+def attempt_submit_all(*, user: Learner, attempt_id: int) -> Submitted:
+    """Finish the learner's attempt with feedback at the end, on their "Submit all and
+    finish": scored on its answers as saved now, unanswered questions counting as wrong. An
+    attempt finished already (by a second tab or its deadline), or one with feedback after
+    each question, stays as it was. AttemptNotFound for another learner's."""
+    state = attempt_as_it_stands(user=user, attempt_id=attempt_id)
+    if not rules.saves_until_submitted(state):
+        return Submitted(state, finished=False)
+    return Submitted(state, finished=finish_exam(state))
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    """A finished attempt's result page: the attempt, and whether the learner may take the
+    quiz again (`retake_refusal` says why not, when its rules refuse)."""
+
+    state: AttemptState
+    can_retake: bool = False
+    retake_refusal: str | Promise | None = None
+
+
+def attempt_result(*, user: Learner, attempt_id: int) -> AttemptResult:
+    """The learner's attempt for its result page, finished on the way if it can take no
+    more answers (an attempt still running has no result: the caller sends them to its
+    step). AttemptNotFound for another learner's."""
+    state = attempt_as_it_stands(user=user, attempt_id=attempt_id)
+    quiz = state.quiz
+    if not state.attempt.is_finished or not quiz.is_published:
+        return AttemptResult(state)
+    refusal = None
+    if quiz.max_attempts is not None or quiz.closes_at is not None or quiz.opens_at is not None:
+        # Only a quiz with limits costs the reads of the learner's attempts and override.
+        refusal = quiz_availability(quiz=quiz, user=user).refusal
+    return AttemptResult(state, can_retake=refusal is None, retake_refusal=refusal)
+
+
+def quiz_start_rules(*, user: Learner, quiz: Quiz) -> Availability:
+    """The quiz's start rules for the learner, for its page: an attempt in progress past its
+    deadline is finished on the way (the page offers its result, not "Resume")."""
+    availability = quiz_availability(quiz=quiz, user=user)
+    overdue = availability.in_progress
+    if overdue is None or not overdue.is_overdue(timezone.now()):
+        return availability
+    attempt_finish_if_over(state=attempt_state(overdue))
+    return quiz_availability(quiz=quiz, user=user)
 
 
 def attempts_close_overdue(
@@ -374,7 +367,7 @@ def attempts_close_overdue(
             locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
             if locked.is_finished:
                 continue  # finished meanwhile by the learner's own request
-            closed += attempt_settle(state=attempt_state(locked), now=now)
+            closed += attempt_finish_if_over(state=attempt_state(locked), now=now)
     return closed
 
 
@@ -383,9 +376,7 @@ def attempt_begin(*, user: Learner, quiz: Quiz) -> AttemptState:
     attempt in progress past its deadline is finished on the way). AttemptError when a new
     attempt may not start."""
     attempt = attempt_start(user=user, quiz=quiz)
-    state, _cards = _read(user, attempt.pk)
-    attempt_settle(state=state)
-    return state
+    return attempt_as_it_stands(user=user, attempt_id=attempt.pk)
 
 
 def attempt_start(*, user: Learner, quiz: Quiz, now: datetime | None = None) -> Attempt:
@@ -410,10 +401,8 @@ def attempt_start(*, user: Learner, quiz: Quiz, now: datetime | None = None) -> 
     questions = _draw(user=user, quiz=quiz, shuffler=shuffler)
     order: dict[str, list[int]] = {}
     for question in questions:
-        if question.kind == Question.Kind.MATCHING:  # the matches, always
-            order[str(question.pk)] = arranged([pair.pk for pair in question.pairs], shuffler)
-        elif question.kind == Question.Kind.ORDERING:  # the items, never in the right order
-            order[str(question.pk)] = arranged([item.pk for item in question.items], shuffler)
+        if question.has_parts:  # matches always shuffled, items never in the right order
+            order[str(question.pk)] = arranged([part.pk for part in question.parts], shuffler)
         elif quiz.shuffle_choices and question.choices:
             ids = [choice.pk for choice in question.choices]
             shuffler.shuffle(ids)
@@ -482,52 +471,3 @@ def _draw(*, user: Learner, quiz: Quiz, shuffler: random.Random) -> list[Questio
     if quiz.shuffle_questions:
         shuffler.shuffle(questions)
     return questions
-
-
-@dataclass
-class AnswerOutcome:
-    answer: RecordedAnswer
-    # False when the question had been answered before: the recorded answer stands.
-    created: bool
-    state: AttemptState
-
-
-def answer_record(
-    *,
-    attempt: Attempt,
-    question: Question | QuestionData,
-    response: Response | None = None,
-    choice_id: int | None = None,
-) -> AnswerOutcome:
-    """Record the learner's choice for `question`, once, and finish the attempt after the last.
-
-    For code outside a request (tests, scripts): the same rules as `attempt_answer`, by
-    question rather than by step. A question answered before returns its recorded answer
-    unchanged. Raises AttemptError, writing nothing, for a finished attempt, a question that
-    is not the current one, or a choice that is not one of its choices. `attempt` is brought
-    up to date (finished, scored) as the answer leaves it.
-    """
-    state = attempt_state(attempt)
-    try:
-        outcome = _record_for_script(state, question.pk, Response.of(response, choice_id))
-    finally:
-        attempt.finished_at = state.attempt.finished_at
-        attempt.score = state.attempt.score
-        attempt.total = state.attempt.total
-    return outcome
-
-
-def _record_for_script(state: AttemptState, question_id: int, response: Response) -> AnswerOutcome:
-    known = state.content.question(question_id)
-    recorded = state.answers.get(question_id)
-    if recorded is not None:
-        return AnswerOutcome(answer=recorded, created=False, state=state)
-    attempt_settle(state=state)
-    if known is None or not state.is_open(known):
-        if state.attempt.is_finished:
-            raise AttemptError(_("This attempt is finished; it accepts no more answers."))
-        raise AttemptError(_("Answer the questions in order: this one is not next yet."))
-    if state.attempt.is_deferred:
-        return AnswerOutcome(answer=save(state, known, response), created=True, state=state)
-    answer, created, state = record(state, known, response)
-    return AnswerOutcome(answer=answer, created=created, state=state)

@@ -1,41 +1,27 @@
-"""Recording what the rules of an attempt decided (quizzes/attempts.py): an answer's row, the
-review card a miss moves, an exam's saves under the attempt's lock, and finishing an attempt
-with its score. Only the rules call these.
+"""What the rules of an attempt decide, written (`services.py` calls these, nothing else):
+an answer's row with the review card it moves, an exam's saves under the attempt's lock, and
+finishing an attempt with its score (an exam's review cards then).
 """
 
 from __future__ import annotations
 
-import contextlib
 from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from . import grading
-from .attempt_read import AttemptRow, AttemptState, Cards, attempt_state, finished, state_of
-from .content import QuestionData
-from .grading import Response
-from .models import Answer, Attempt, ReviewCard
+from .. import grading
+from ..content import QuestionData
+from ..grading import Response
+from ..models import Answer, Attempt
+from ..review.scheduler import card_of, card_record_quiz_answer, cards_record_answers
+from ..signals import attempt_finished
+from . import rules
 from .responses import RecordedAnswer
-from .review import (
-    CARD_NOT_READ,
-    _NotRead,
-    card_record_quiz_answer,
-    card_record_writes,
-    cards_record_answers,
-)
-from .signals import attempt_finished
-
-
-class AttemptError(Exception):
-    """An answer the rules refuse; `message` is for the learner, nothing was written."""
-
-    def __init__(self, message: str | Promise) -> None:
-        super().__init__(message)
-        self.message = message
+from .rules import AttemptError
+from .state import AttemptRow, AttemptState, CardRead, attempt_state, finished, state_of
 
 
 def grade(question: QuestionData, response: Response) -> dict[str, Any]:
@@ -52,12 +38,13 @@ def record(
     question: QuestionData,
     response: Response,
     *,
-    cards: Cards | None = None,
+    card: CardRead | None = None,
 ) -> tuple[RecordedAnswer, bool, AttemptState]:
-    """Write the answer to `question` (open and unanswered in `state`) and finish the attempt
-    after the last one. Returns the answer that stands, whether this call wrote it, and the
-    state with it. `cards`: what the step's read said of the learner's review cards (None:
-    not read, as for scripts).
+    """Feedback after each question: write the answer to `question` (open and unanswered in
+    `state`), move the learner's review card for it, and finish the attempt after the last
+    answer, in one transaction. Returns the answer that stands, whether this call wrote it,
+    and the state with it. `card`: the learner's card as the step's read found it (None: not
+    read, the posted form named no question; it is read here).
 
     No lock: the one-answer-per-question constraint settles races. Answers are only ever
     added, in order, so a state read a moment ago can lack at most an answer to the current
@@ -66,38 +53,22 @@ def record(
     """
     attempt = state.attempt
     fields = grade(question, response)
-    quiz_has_cards = cards.quiz_has_cards if cards is not None else True
-    card: ReviewCard | None | _NotRead = CARD_NOT_READ
-    if cards is not None and cards.question_id == question.pk:
-        card = cards.card
-    # The answer's row alone (a right answer with no card to move, not the last): its INSERT
-    # is atomic by itself, and a transaction would add two round trips (BEGIN, COMMIT).
-    alone = (
-        not state.is_completed_by(question)
-        and (
-            attempt.is_deferred
-            or not card_record_writes(
-                is_correct=fields["is_correct"], quiz_has_cards=quiz_has_cards, card=card
-            )
-        )
-        # Inside a caller's transaction, a savepoint keeps a refused INSERT from ending it.
-        and transaction.get_autocommit()
-    )
     try:
-        with contextlib.nullcontext() if alone else transaction.atomic():
+        with transaction.atomic():
             row = Answer.objects.create(attempt_id=attempt.pk, question_id=question.pk, **fields)
-            if not attempt.is_deferred:
+            if rules.moves_cards_per_answer(state):
+                if card is None or card.question_id != question.pk:
+                    card = CardRead(question.pk, card_of(attempt.user_id, question.pk))
                 card_record_quiz_answer(
+                    card.card,
                     user_id=attempt.user_id,
                     question_id=question.pk,
                     is_correct=row.is_correct,
                     at=row.answered_at,
-                    quiz_has_cards=quiz_has_cards,
-                    card=card,
                 )
             answer = RecordedAnswer.of(row, question)
             state.answers[question.pk] = answer
-            if state.is_complete:
+            if rules.is_complete(state):
                 finish(state)
     except IntegrityError:
         # A concurrent request (a double click, a second tab) answered it first.
@@ -168,6 +139,8 @@ def finish_exam(state: AttemptState, *, now: datetime | None = None) -> bool:
 
 
 def finish(state: AttemptState, *, now: datetime | None = None) -> None:
+    """Finish the attempt, scored on its answers in `state` out of its questions; an exam's
+    review cards move now, by all its answers (`rules.moves_cards_per_answer`)."""
     attempt = state.attempt
     now = now or timezone.now()
     # An attempt closed after its deadline ended at the deadline, not when it was noticed.
@@ -176,9 +149,7 @@ def finish(state: AttemptState, *, now: datetime | None = None) -> None:
     Attempt.objects.filter(pk=attempt.pk).update(finished_at=at, score=score, total=total)
     state.attempt = finished(state, at=at, score=score, total=total).attempt
     attempt_finished.send(sender=Attempt, attempt=state.attempt)
-    if attempt.is_deferred:
-        # Exam mode moved no review card while the attempt ran (the review page would have
-        # told which answers were wrong): all of them now.
+    if not rules.moves_cards_per_answer(state):
         cards_record_answers(
             user_id=attempt.user_id,
             answers=[

@@ -1,20 +1,16 @@
-"""`step_submit`: a posted step, every outcome the rules give it, in one place."""
+"""`attempt_answer`: a posted step, every outcome the rules give it, in one place."""
 
 from __future__ import annotations
 
 import pytest
 
-from quizzes.attempts import (
-    Step,
-    answer_record,
-    attempt_settle,
-    attempt_start,
-    attempt_state,
-    step_submit,
-)
+from quizzes.attempts import rules
+from quizzes.attempts.services import Step, attempt_finish_if_over, attempt_start
+from quizzes.attempts.state import attempt_state
 from quizzes.content import content_changed
 from quizzes.models import Answer
 from tests.factories import add_question, correct_choice, wrong_choice
+from tests.steps import post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -25,13 +21,7 @@ def attempt(learner, quiz):
 
 
 def submit(attempt, number, question, choice, *, seen=True):
-    state = attempt_state(attempt)
-    return step_submit(
-        state=state,
-        number=number,
-        question_id=question.pk if seen else None,
-        choice_id=choice.pk,
-    )
+    return post_answer(attempt, question, choice=choice, number=number, seen=seen)
 
 
 def test_a_right_pick_on_the_current_step_is_recorded_as_right(attempt, quiz):
@@ -86,8 +76,8 @@ def test_a_choice_of_another_question_is_refused_with_a_reason(attempt, quiz):
 
 def test_the_last_answer_finishes_and_scores_the_attempt(attempt, quiz):
     first, second, third = quiz.questions.order_by("position")
-    answer_record(attempt=attempt, question=first, choice_id=correct_choice(first).pk)
-    answer_record(attempt=attempt, question=second, choice_id=wrong_choice(second).pk)
+    post_answer(attempt, first, choice=correct_choice(first))
+    post_answer(attempt, second, choice=wrong_choice(second))
 
     outcome = submit(attempt, 3, third, correct_choice(third))
 
@@ -98,8 +88,8 @@ def test_the_last_answer_finishes_and_scores_the_attempt(attempt, quiz):
 
 def test_an_answer_follows_its_question_when_an_edit_renumbers_the_steps(attempt, quiz):
     first, second, third = quiz.questions.order_by("position")
-    answer_record(attempt=attempt, question=first, choice_id=correct_choice(first).pk)
-    answer_record(attempt=attempt, question=second, choice_id=correct_choice(second).pk)
+    post_answer(attempt, first, choice=correct_choice(first))
+    post_answer(attempt, second, choice=correct_choice(second))
     first.position = 9  # the learner reads step 3 while the first question moves to the end
     first.save()
     content_changed(quiz=quiz)
@@ -123,20 +113,20 @@ def test_a_question_the_learner_saw_that_is_no_longer_theirs_is_a_quiz_change(at
     assert not Answer.objects.filter(attempt=attempt).exists()
 
 
-def test_reading_an_attempt_never_finishes_it_settling_does(learner, quiz):
+def test_reading_an_attempt_never_finishes_it_finishing_if_over_does(learner, quiz):
 
     first, second, third = quiz.questions.order_by("position")
     attempt = attempt_start(user=learner, quiz=quiz)
-    answer_record(attempt=attempt, question=first, choice_id=correct_choice(first).pk)
-    answer_record(attempt=attempt, question=second, choice_id=correct_choice(second).pk)
+    post_answer(attempt, first, choice=correct_choice(first))
+    post_answer(attempt, second, choice=correct_choice(second))
     third.delete()
     content_changed(quiz=quiz)
 
     state = attempt_state(attempt)
     attempt.refresh_from_db()
-    assert state.is_complete and not attempt.is_finished
+    assert rules.is_complete(state) and not attempt.is_finished
 
-    assert attempt_settle(state=state) is True
+    assert attempt_finish_if_over(state=state) is True
     attempt.refresh_from_db()
     assert attempt.is_finished and (attempt.score, attempt.total) == (2, 2)
-    assert attempt_settle(state=attempt_state(attempt)) is False
+    assert attempt_finish_if_over(state=attempt_state(attempt)) is False
