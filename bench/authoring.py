@@ -42,8 +42,7 @@ if __package__ in (None, ""):  # run as a script: import bench.* from the projec
 
 import brotli
 
-from bench import services
-from bench.cpu import Site, _csrf_cookie
+from bench.cpu import Site, _csrf_cookie, served
 
 PASSWORD = "a-bench-passphrase-for-the-admin"
 TARGETS = {"page_ms": 1000, "page_kb": 2000, "seed_kb": 300, "save_ms": 2000}
@@ -92,7 +91,9 @@ class Administrator:
         self._keep(headers)
         if second_factor:
             code = f"{hotp_value(secret, int(time.time()) // 30):06d}"
-            status, headers, _body = self.post("/en/accounts/2fa/authenticate/", f"code={code}".encode())
+            status, headers, _body = self.post(
+                "/en/accounts/2fa/authenticate/", f"code={code}".encode()
+            )
             assert status == 302, f"second factor: {status}"
             self._keep(headers)
 
@@ -131,9 +132,7 @@ def measure(admin: Administrator, quiz, rounds: int) -> dict[str, float]:
         pages.append(_measure(lambda: admin.get(url), 200))
         page = pages[-1][2].decode()
         form = browser_form(page, "quiz_form")
-        body = multipart_body(
-            form, {"title_en": f"{quiz.title_en} ({round_})", "_continue": "1"}
-        )
+        body = multipart_body(form, {"title_en": f"{quiz.title_en} ({round_})", "_continue": "1"})
         saves.append(_measure(lambda body=body: admin.post(url, body, MULTIPART), 302))
     return {
         "questions": quiz.questions.count(),
@@ -179,14 +178,10 @@ def report(results: dict[str, dict[str, float]], seeds: list[str]) -> int:
     return 0
 
 
-def run(rounds: int, *, second_factor: bool) -> int:
-    import django
-
-    django.setup()
+def run(site: Site, rounds: int, *, second_factor: bool) -> int:
     from quizzes.models import Quiz
     from tests.factories import make_quiz_of_every_kind
 
-    site = Site()
     admin = Administrator(site, second_factor=second_factor)
     seeds = list(Quiz.objects.order_by("slug"))
     quizzes = {quiz.slug: quiz for quiz in seeds}
@@ -217,17 +212,9 @@ def main() -> int:
             django.setup()
             call_command("migrate", verbosity=0)
             call_command("seed_quizzes", verbosity=0)
-            return run(args.rounds, second_factor=False)
-    with (
-        services.postgres() as database_url,
-        services.redis() as redis_url,
-        tempfile.TemporaryDirectory() as static_root,
-    ):
-        env = services.site_env(database_url, redis_url, Path(static_root))
-        services.prepare_site(env)
-        os.environ.update(env)
-        os.environ["DJANGO_SETTINGS_MODULE"] = "bench.settings"
-        return run(args.rounds, second_factor=True)
+            return run(Site(), args.rounds, second_factor=False)
+    with served() as site:
+        return run(site, args.rounds, second_factor=True)
 
 
 if __name__ == "__main__":

@@ -451,6 +451,7 @@ class QuestionAdmin(
         ("explanation_image_alt_en", "explanation_image_alt_ar"),
     ]
     ordering = ["quiz", "position"]
+
     def save_related(self, request, form, formsets, change) -> None:
         form.save_parts()  # before the content version moves (MovesContentVersionMixin)
         super().save_related(request, form, formsets, change)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-
 # The sections of a question, one per kind's parts (a question's page shows them all).
 QUESTION_SECTIONS = ("choices", "numerical_answers", "accepted_texts", "pairs", "order_items")
 # The sections of the short-answer, matching and ordering kinds.
@@ -274,8 +273,15 @@ def content_snapshot(quiz) -> dict:
     quiz's version and search text, derived from the rest, aside)."""
     from modeltranslation.translator import translator
 
-    from quizzes.models import AcceptedText, Choice, MatchPair, NumericalAnswer, OrderItem
-    from quizzes.models import Question, Quiz
+    from quizzes.models import (
+        AcceptedText,
+        Choice,
+        MatchPair,
+        NumericalAnswer,
+        OrderItem,
+        Question,
+        Quiz,
+    )
 
     def rows(model, **filters) -> dict:
         translated = set(translator.get_options_for_model(model).all_fields)

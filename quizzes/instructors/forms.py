@@ -73,7 +73,9 @@ class BilingualFieldsMixin:
             # modeltranslation's classes serve its tabbed fields' script, which these pages do
             # without: the pages of a quiz are lighter without them.
             classes = [c for c in field.widget.attrs.get("class", "").split() if c != "mt"]
-            classes = [c for c in classes if not c.startswith(("mt-field-", "mt-default", "mt-bidi"))]
+            classes = [
+                c for c in classes if not c.startswith(("mt-field-", "mt-default", "mt-bidi"))
+            ]
             if classes:
                 field.widget.attrs["class"] = " ".join(classes)
             else:

@@ -27,7 +27,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
 from ..models import Question
-from .gift_items import FALSE, TRUE
+from .gift.items import FALSE, TRUE
 from .images import IMAGE_FIELDS, images_discard
 from .rendering import ROWS
 
@@ -60,7 +60,10 @@ ADD_LABELS = {
 def section_prefetches() -> list[Prefetch]:
     """What a page of questions prefetches: every section's rows, in their formsets' order."""
     return [
-        Prefetch(section, queryset=Question._meta.get_field(section).related_model.objects.order_by(*ROW_ORDER))
+        Prefetch(
+            section,
+            queryset=Question._meta.get_field(section).related_model.objects.order_by(*ROW_ORDER),
+        )
         for section in SECTIONS
     ]
 
@@ -243,7 +246,11 @@ class QuestionPartsFormMixin(forms.ModelForm):
             for section in self.section_formsets
             if (rows := self._stored_rows(section)) is not None and rows
         }
-        return [section for section in SECTIONS if section in wanted and section in self.section_formsets]
+        return [
+            section
+            for section in SECTIONS
+            if section in wanted and section in self.section_formsets
+        ]
 
     def section_prefix(self, section: str) -> str:
         return f"{self.prefix}-{section}" if self.prefix else section
@@ -285,7 +292,8 @@ class QuestionPartsFormMixin(forms.ModelForm):
         if cleaned_data.get("DELETE"):
             return cleaned_data  # its parts go with it
         # Every section checked (a list, not a generator: each shows its own errors).
-        if not all([formset.is_valid() for formset in self.editable_part_formsets()]):
+        valid = [formset.is_valid() for formset in self.editable_part_formsets()]
+        if not all(valid):
             names = [str(formset.verbose_names()[1]) for formset in self.part_formsets]
             raise ValidationError(
                 _("%(parts)s: correct the errors below.")
@@ -307,18 +315,12 @@ class QuestionPartsFormMixin(forms.ModelForm):
     def saved_part_formsets(self) -> list:
         """The sections saved, for the admin's history of the change."""
         return [
-            formset
-            for formset in self.editable_part_formsets()
-            if hasattr(formset, "new_objects")
+            formset for formset in self.editable_part_formsets() if hasattr(formset, "new_objects")
         ]
 
 
 def _image_names(obj) -> set[str]:
-    return {
-        name
-        for field in IMAGE_FIELDS.get(type(obj), ())
-        if (name := getattr(obj, field).name)
-    }
+    return {name for field in IMAGE_FIELDS.get(type(obj), ()) if (name := getattr(obj, field).name)}
 
 
 def part_formsets_of(forms_: Iterable) -> Iterator:
@@ -356,7 +358,9 @@ class SectionTemplate:
 
     @property
     def kinds(self) -> str:
-        return " ".join(kind for kind, section in SECTION_OF_KIND.items() if section == self.section)
+        return " ".join(
+            kind for kind, section in SECTION_OF_KIND.items() if section == self.section
+        )
 
 
 def _kind_of(section: str) -> str:

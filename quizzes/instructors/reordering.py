@@ -174,8 +174,9 @@ class ReorderableInlineFormSet(BaseInlineFormSet):
         return super().save(commit)
 
     def _number_rows(self) -> None:
-        """Number the rows 1, 2, … in the order their positions give, skipping positions of rows stored since the page was
-        opened: what instructors and learners see stays 1-based and without gaps."""
+        """Number the rows 1, 2, … in the order their positions give, skipping positions of
+        rows stored since the page was opened: what instructors and learners see stays 1-based
+        and without gaps."""
         forms = live_forms(self)
         order = {form: index for index, form in enumerate(forms)}
         forms.sort(key=lambda form: (form.cleaned_data["position"], order[form]))

@@ -32,9 +32,7 @@ def _row(part, section: str) -> str:
     """The id prefix of `part`'s row on its quiz's page: questions-<i>-<section>-<j>."""
     questions = list(part.question.quiz.questions.order_by("position").values_list("pk"))
     rows = list(getattr(part.question, section).order_by("position").values_list("pk"))
-    return (
-        f"questions-{questions.index((part.question_id,))}-{section}-{rows.index((part.pk,))}"
-    )
+    return f"questions-{questions.index((part.question_id,))}-{section}-{rows.index((part.pk,))}"
 
 
 def _edits(quiz: Quiz) -> dict[str, tuple[object, str, str]]:
@@ -96,9 +94,7 @@ def test_a_quiz_of_sixty_questions_saves_the_same_edits_without_javascript(
 
     _edit_and_save(page, big_quiz, edits)
 
-    assert set(snapshot_changes(before, content_snapshot(big_quiz))) == _expected(
-        big_quiz, edits
-    )
+    assert set(snapshot_changes(before, content_snapshot(big_quiz))) == _expected(big_quiz, edits)
     context.close()
 
 

@@ -27,7 +27,9 @@ def test_an_instructor_adds_a_question_with_its_choices_on_the_quizs_page(
     new = page.locator("#questions-1")
     new.locator("#id_questions-1-prompt_en").fill("What does ZeRO-2 add?")
     new.locator("#id_questions-1-explanation_en").fill("Gradients are sharded too.")
-    add_choice = page.locator("#questions-1-choices-group").get_by_role("button", name="Add a choice")
+    add_choice = page.locator("#questions-1-choices-group").get_by_role(
+        "button", name="Add a choice"
+    )
     for index, text in enumerate(["Gradients", "Parameters"]):
         add_choice.click()
         page.fill(f"#id_questions-1-choices-{index}-text_en", text)

@@ -55,9 +55,7 @@ def _open(client, quiz, language: str = "en"):
 
 def _index(quiz, question: Question) -> int:
     """The question's row on the page (the page lists them by position)."""
-    return list(quiz.questions.order_by("position").values_list("pk", flat=True)).index(
-        question.pk
-    )
+    return list(quiz.questions.order_by("position").values_list("pk", flat=True)).index(question.pk)
 
 
 def test_each_seed_quizs_page_saves_its_edited_title_and_changes_nothing_else(
@@ -200,7 +198,7 @@ def test_a_save_past_a_limit_says_what_happened_and_how_to_go_on_and_changes_not
     quiz = seed_quizzes[-1]
     before = content_snapshot(quiz)
     _page, form = _open(instructor_client, quiz)
-    chosen = {name: ("figure.png", b"not read") for name in form.files[:3]}
+    chosen = dict.fromkeys(form.files[:3], ("figure.png", b"not read"))
     setattr(settings, limit, value)
 
     response = post_as_browser(
