@@ -1,9 +1,10 @@
 """Our templates that stand in for a library's (django-allauth's pages and mails, Django's admin,
 and our copies of the admin's stacked inline and fieldset for a quiz's questions) are written
-against the library's template as it is now: its blocks, its context, its wording. Each is pinned here to the library's file by its SHA-256, so
-that an upgrade that changes the library's template fails this test, and whoever upgrades reads
-the new template and brings ours in line (then records its new hash). A template of ours that
-shadows a library's without being listed fails too.
+against the library's template as it is now: its blocks, its context, its wording. Each is
+pinned here to the library's file by its SHA-256, so that an upgrade that changes the library's
+template fails this test, and whoever upgrades reads the new template and brings ours in line
+(then records its new hash). A template of ours that shadows a library's without being listed
+fails too.
 """
 
 from __future__ import annotations
