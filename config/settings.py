@@ -463,6 +463,9 @@ elif MEDIA_STORAGE == "s3":
             # A signed link lives well past the hour a rendered step is kept in the cache
             # (take.html's `{% cache 3600 %}`), and a learner's page stays open a while.
             "querystring_expire": env_int("AWS_QUERYSTRING_EXPIRE", 6 * 60 * 60),
+            # Signed links in Signature Version 4: AWS refuses version 2 for buckets made since
+            # 2020, and boto3 still signs links to us-east-1 in version 2 unless told.
+            "signature_version": "s3v4",
             "location": os.environ.get("AWS_LOCATION", ""),
             # The keys, when not from the machine's role: AWS_ACCESS_KEY_ID and
             # AWS_SECRET_ACCESS_KEY, read by django-storages from the environment itself.
