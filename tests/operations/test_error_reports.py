@@ -206,6 +206,8 @@ def test_an_administrator_can_send_a_test_error_and_others_cannot(reporting, adm
 
     assert page.status_code == 200
     assert "Error reports are on (SENTRY_DSN)" in page.text
+    arabic = admin_client.get("/ar/admin/error-report-test/").text
+    assert "تجربة تقارير الأخطاء" in arabic and 'value="إرسال خطأ تجريبي"' in arabic
     assert failed.status_code == 500
     event, _raw = _one(reporting, "ErrorReportTest")
     assert event["tags"]["request_id"] == failed["X-Request-ID"]
