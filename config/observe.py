@@ -85,7 +85,6 @@ def request_observed(get_response: Callable[[HttpRequest], HttpResponse]):
 
     def middleware(request: HttpRequest) -> HttpResponse:
         request_id = _request_id(request)
-        request.request_id = request_id  # type: ignore[attr-defined]
         bound = REQUEST_ID.set(request_id)
         if report:
             from config.sentry import tag_request
@@ -142,7 +141,8 @@ def _task_finished(sender, task_result, **kwargs) -> None:
     seconds = time.perf_counter() - started if started is not None else None
     name = task_result.task.module_path
     status = str(task_result.status)
-    error = sys.exception()  # the signal is sent inside the worker's `except` for a failure
+    # A failure's signal is sent inside the worker's `except`: the exception is the task's.
+    error = sys.exception() if status == "FAILED" else None
     if settings.METRICS_ENABLED:
         from config import metrics
 

@@ -71,8 +71,9 @@ def start(*, dsn: str, release: str, environment: str, traces_sample_rate: float
         traces_sample_rate=traces_sample_rate,
     )
     # A failed task is reported once, with its task's name and id (config.observe), not also
-    # by the line Django logs for it.
+    # by the lines Django and LOG_FORMAT=json log for it.
     ignore_logger("django.tasks")
+    ignore_logger("daleel.tasks")
 
 
 def _secret_free_path(path: str) -> str:

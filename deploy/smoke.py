@@ -218,6 +218,21 @@ def sign_in(browser: Browser, username: str, password: str, next_path: str = "/e
     return browser.submit(page, "login", fields={"login": username, "password": password})
 
 
+def sign_up(browser: Browser, username: str, email: str, password: str) -> requests.Response:
+    page = browser.get("/en/accounts/signup/")
+    fields = {"username": username, "email": email, "password1": password, "password2": password}
+    return browser.submit(page, "username", fields=fields)
+
+
+def expect_saved(response: requests.Response, changelist: str, what: str) -> None:
+    """An admin page saved: sent back to its list (`…/question/`), not shown again."""
+    errors = re.findall(r'class="errorlist[^>]*>(.*?)</ul>', response.text, re.S)[:3]
+    expect(
+        response.status_code == 200 and response.url.split("?")[0].endswith(changelist),
+        f"{what} was not saved: {response.status_code} {response.url} {errors}",
+    )
+
+
 def json_lines(text: str) -> list[dict]:
     lines = []
     for line in text.splitlines():
@@ -300,11 +315,7 @@ def run(
             fields={"image_alt_en": "Random dots", "_save": "Save"},
             files={"image": ("dots.png", image, "image/png")},
         )
-        errors = re.findall(r'class="errorlist[^>]*>(.*?)</ul>', saved.text, re.S)[:3]
-        expect(
-            saved.status_code == 200 and saved.url.split("?")[0].endswith("/question/"),
-            f"the question was not saved: {saved.status_code} {saved.url} {errors}",
-        )
+        expect_saved(saved, "/question/", "the question")
         page = administrator.get("/en/admin/quizzes/guide/add/")
         guide = administrator.submit(
             page,
@@ -316,7 +327,7 @@ def run(
                 "_save": "Save",
             },
         )
-        expect(guide.url.split("?")[0].endswith("/guide/"), f"no guide: {guide.url}")
+        expect_saved(guide, "/guide/", "the guide")
         guide_id = manage.shell(
             "import json; from quizzes.models import Guide; "
             "print(json.dumps({'pk': Guide.objects.get(slug='operations').pk}))"
@@ -327,22 +338,11 @@ def run(
             "is_published",
             fields={"is_published": "on", "guide": str(guide_id), "_save": "Save"},
         )
-        errors = re.findall(r'class="errorlist[^>]*>(.*?)</ul>', published.text, re.S)[:3]
-        expect(published.url.split("?")[0].endswith("/quiz/"), f"not published: {errors}")
+        expect_saved(published, "/quiz/", "the published quiz")
 
     learner = site.browser()
     with step("a learner signs up (the verification mail through the worker) and signs in"):
-        page = learner.get("/en/accounts/signup/")
-        signed_up = learner.submit(
-            page,
-            "username",
-            fields={
-                "username": "learner",
-                "email": "learner@daleel.test",
-                "password1": learner_password,
-                "password2": learner_password,
-            },
-        )
+        signed_up = sign_up(learner, "learner", "learner@daleel.test", learner_password)
         expect(signed_up.status_code == 200, f"sign-up answered {signed_up.status_code}")
         verification = mail.wait_for("learner@daleel.test")
         link = re.search(
@@ -467,18 +467,7 @@ def run(
         expect(admin.username.encode() not in raw, "the report names the administrator")
 
     with step("a failed task reaches the error reports with its task"):
-        refused_learner = site.browser()
-        page = refused_learner.get("/en/accounts/signup/")
-        refused_learner.submit(
-            page,
-            "username",
-            fields={
-                "username": "bounced",
-                "email": "refused@daleel.test",
-                "password1": learner_password,
-                "password2": learner_password,
-            },
-        )
+        sign_up(site.browser(), "bounced", "refused@daleel.test", learner_password)
         event, _raw = reports.wait_for(
             lambda event: event.get("tags", {}).get("task") == "accounts.mail.deliver_template"
         )
