@@ -6,7 +6,7 @@ PORT ?= 8000
 # pyenv reads .python-version (3.12); elsewhere set PYTHON=python3.12.
 PYTHON ?= python3
 
-.PHONY: install system-packages run test test-fast test-servers test-e2e test-deep lint format messages compile-messages migrations-check bench code-css
+.PHONY: install system-packages run test test-fast test-servers test-e2e test-deep deploy-check lint format messages compile-messages migrations-check bench code-css
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,13 @@ test-servers: install system-packages
 # test-artifacts/screenshots/.
 test-e2e: install system-packages
 	$(PYTEST) -m e2e $(PYTEST_ARGS)
+
+# The stack deploy/ describes (nginx when installed, gunicorn, the worker, PostgreSQL, Redis),
+# started on loopback from a production install (`pip install .`, no dev extras), then a smoke
+# test: its last line is `deploy-check: ok` or `deploy-check: FAILED …` (deploy/check.py). As
+# root; about two minutes.
+deploy-check: install system-packages
+	$(PY) deploy/check.py
 
 # `make test` with hypothesis's `deep` profile: each fuzz test's full number of examples.
 test-deep:

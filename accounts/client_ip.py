@@ -28,6 +28,13 @@ def _trusted(address: Address) -> bool:
     return any(address in network for network in _networks(tuple(settings.TRUSTED_PROXIES)))
 
 
+def from_trusted_proxy(request: HttpRequest) -> bool:
+    """Whether the request came straight from one of TRUSTED_PROXIES (whose headers say what
+    the client sent: X-Forwarded-For, nginx's X-Request-ID)."""
+    peer = _address(request.META.get("REMOTE_ADDR") or "")
+    return peer is not None and _trusted(peer)
+
+
 def client_ip(request: HttpRequest) -> str | None:
     """The address of whoever sent the request, as far as proxies we trust tell it.
 

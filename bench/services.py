@@ -222,6 +222,10 @@ def site_env(database_url: str, redis_url: str, static_root: Path, **extra: str)
         # No TLS on loopback: no redirect to https, no HSTS.
         SECURE_SSL_REDIRECT="false",
         SECURE_HSTS_SECONDS="0",
+        # What production refuses to start without (config/checks.py): the site's origin,
+        # and a mail server or the word that there is none (nothing here reads mail).
+        SITE_ORIGIN="http://127.0.0.1",
+        EMAIL_DISABLED="true",
         DATABASE_URL=database_url,
         REDIS_URL=redis_url,
         STATIC_ROOT=str(static_root),

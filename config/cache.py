@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django_redis.cache import RedisCache
@@ -111,9 +112,22 @@ class OutageTolerantRedisCache(RedisCache):
         retry_seconds = float(options.pop("RETRY_SECONDS", 5))
         super().__init__(server, {**params, "OPTIONS": options})
         self.unreachable = unreachable_for(server, retry_seconds)
+        # Every operation's time (METRICS_ENABLED): each goes through `_call`.
+        self.measured = settings.METRICS_ENABLED
 
     def _call(self, operation: Callable[..., Any], fallback: Any, *args, **kwargs) -> Any:
         """`operation` (a method of RedisCache), or `fallback` when Redis cannot be reached."""
+        if not self.measured:
+            return self._try(operation, fallback, *args, **kwargs)
+        from config.metrics import cache_seconds
+
+        started = time.perf_counter()
+        try:
+            return self._try(operation, fallback, *args, **kwargs)
+        finally:
+            cache_seconds.labels(operation.__name__).observe(time.perf_counter() - started)
+
+    def _try(self, operation: Callable[..., Any], fallback: Any, *args, **kwargs) -> Any:
         unreachable = self.unreachable
         if unreachable.paused():
             return fallback

@@ -107,6 +107,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: its request id, log line and timing cover everything below (config/observe.py).
+    "config.observe.request_observed",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Above the rest, so that even a response made by a middleware below (a 400 for a host
@@ -296,17 +298,21 @@ AUTH_PASSWORD_VALIDATORS = [
 CSRF_FAILURE_VIEW = "quizzes.views.errors.csrf_failure"
 
 # Mail (password reset), Django 6.1's MAILERS. With DEBUG on and no EMAIL_HOST, mail is printed
-# by the run command (the console backend); otherwise it goes through EMAIL_HOST by SMTP.
-# (Lower-case names: Django reads only upper-case ones, and the EMAIL_* settings are deprecated.)
+# by the run command (the console backend); otherwise it goes through EMAIL_HOST by SMTP, and
+# with DEBUG off the site refuses to start without it (config/checks.py) unless EMAIL_DISABLED
+# says to send none. (Lower-case names: Django reads only upper-case ones, and the EMAIL_*
+# settings are deprecated.)
 email_host = os.environ.get("EMAIL_HOST", "")
-if DEBUG and not email_host:
+if env_bool("EMAIL_DISABLED", False):
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.dummy.EmailBackend"}}
+elif DEBUG and not email_host:
     MAILERS = {"default": {"BACKEND": "accounts.mail.ReadableConsoleBackend"}}
 else:
     MAILERS = {
         "default": {
             "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
             "OPTIONS": {
-                "host": email_host or "localhost",
+                "host": email_host,
                 "port": env_int("EMAIL_PORT", 587),
                 "username": os.environ.get("EMAIL_HOST_USER", ""),
                 "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
@@ -469,6 +475,9 @@ elif MEDIA_STORAGE == "s3":
             # A signed link lives well past the hour a rendered step is kept in the cache
             # (take.html's `{% cache 3600 %}`), and a learner's page stays open a while.
             "querystring_expire": env_int("AWS_QUERYSTRING_EXPIRE", 6 * 60 * 60),
+            # Signed links in Signature Version 4: AWS refuses version 2 for buckets made since
+            # 2020, and boto3 still signs links to us-east-1 in version 2 unless told.
+            "signature_version": "s3v4",
             "location": os.environ.get("AWS_LOCATION", ""),
             # The keys, when not from the machine's role: AWS_ACCESS_KEY_ID and
             # AWS_SECRET_ACCESS_KEY, read by django-storages from the environment itself.
@@ -547,9 +556,14 @@ LANGUAGE_COOKIE_SECURE = not DEBUG
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 SECURE_HSTS_SECONDS = 0 if DEBUG else env_int("SECURE_HSTS_SECONDS", 60 * 60 * 24 * 365)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
-SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
+# Preload is for a domain whose every subdomain serves HTTPS for good: browsers ship the list
+# and leaving it takes months. An operator opts in; Django's reminder (security.W021) is
+# silenced so that `check --deploy` passes without it.
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+# Probes and scrapes from the private network, over plain HTTP to an app server.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
@@ -581,15 +595,61 @@ def env_minutes(name: str, default: list[str]) -> list[int]:
 REVIEW_LEARNING_STEPS_MINUTES = env_minutes("REVIEW_LEARNING_STEPS_MINUTES", ["1", "10"])
 REVIEW_RELEARNING_STEPS_MINUTES = env_minutes("REVIEW_RELEARNING_STEPS_MINUTES", ["10"])
 
+# Logs go to standard error: under deploy/'s systemd units, to the journal
+# (`journalctl -u daleel-web -u daleel-worker`). LOG_FORMAT=json writes every record as one
+# JSON object a line, with the request's (or task's) id, and adds one line per request and
+# one per task (config/observe.py: request id, user id, view, status, duration).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "").strip().lower() or "text"
+if LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured("LOG_FORMAT is 'text' (the default) or 'json'.")
+JSON_LOGS = LOG_FORMAT == "json"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"database_outage": {"()": "config.outages.DatabaseOutageLogFilter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        "database_outage": {"()": "config.outages.DatabaseOutageLogFilter"},
+        "request_id": {"()": "config.logs.RequestIdFilter"},
+        "one_line_per_task": {"()": "config.logs.OneLinePerTask"},
+    },
+    "formatters": {"json": {"()": "config.logs.JsonFormatter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            **(
+                {"formatter": "json", "filters": ["request_id", "one_line_per_task"]}
+                if JSON_LOGS
+                else {}
+            ),
+        }
+    },
     "loggers": {
         # While PostgreSQL is down every request fails alike: one traceback a minute, not one
         # per request (config/outages.py).
         "django.request": {"filters": ["database_outage"]},
+        # The line per request and per task: written with LOG_FORMAT=json only.
+        "daleel.requests": {"level": "INFO" if JSON_LOGS else "WARNING"},
+        "daleel.tasks": {"level": "INFO" if JSON_LOGS else "WARNING"},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# Metrics for Prometheus at /metrics (config/metrics.py), off unless METRICS_ENABLED; then
+# only to a request bearing METRICS_TOKEN or from METRICS_ALLOWED_ADDRESSES (the site refuses
+# to start with neither: config/checks.py). Several processes add up their counts through
+# PROMETHEUS_MULTIPROC_DIR (prometheus-client's own variable; deploy/'s units set it).
+METRICS_ENABLED = env_bool("METRICS_ENABLED", False)
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
+METRICS_ALLOWED_ADDRESSES = env_networks("METRICS_ALLOWED_ADDRESSES", [])
+
+# Error reports (config/sentry.py): SENTRY_DSN turns on sentry-sdk, scrubbed of learners'
+# answers, passwords, codes and tokens, tagged with RELEASE and SENTRY_ENVIRONMENT.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "").strip()
+if SENTRY_DSN:
+    from config.sentry import start as start_error_reports
+
+    start_error_reports(
+        dsn=SENTRY_DSN,
+        release=RELEASE,
+        environment=os.environ.get("SENTRY_ENVIRONMENT", "").strip() or "production",
+        traces_sample_rate=env_float("SENTRY_TRACES_SAMPLE_RATE", 0.0),
+    )

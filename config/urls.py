@@ -10,6 +10,7 @@ from django.urls import include, path, re_path
 from django.views.decorators.http import require_GET
 from django.views.static import serve
 
+from config.metrics import metrics
 from quizzes.views.ops import healthz, readyz, set_language
 
 
@@ -24,6 +25,7 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
     path("i18n/setlang/", set_language, name="set_language"),
     path("favicon.ico", favicon, name="favicon"),
     # LTI endpoints that platforms call: one address whatever the language.

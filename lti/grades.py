@@ -21,6 +21,7 @@ from pylti1p3.grade import Grade
 from pylti1p3.registration import Registration as PyRegistration
 from pylti1p3.service_connector import ServiceConnector
 
+from config.observe import lti_score_tried
 from quizzes.attempts.state import AttemptRow
 from quizzes.models import Attempt
 
@@ -252,6 +253,7 @@ def post_score(score_post_id: int) -> str:
             "updated_at",
         ]
     )
+    lti_score_tried(post.status)
     if post.status == ScorePost.Status.FAILED and post_score.get_backend().supports_defer:
         post_score.using(run_after=post.next_try_at).enqueue(score_post_id)
     return post.status
