@@ -204,8 +204,9 @@ def test_redis_operations_are_timed_even_when_redis_cannot_be_reached(metrics_on
 
 
 def test_a_review_answer_is_counted_once(metrics_on, learner, django_capture_on_commit_callbacks):
+    from quizzes.grading import Posted
     from quizzes.models import ReviewCard
-    from quizzes.review import review_card_for, review_submit
+    from quizzes.review.services import review_answer_post
     from tests.factories import wrong_choice
 
     question = make_quiz(questions=1).questions.get()
@@ -213,13 +214,12 @@ def test_a_review_answer_is_counted_once(metrics_on, learner, django_capture_on_
     before = value("daleel_review_answers_total")
 
     with django_capture_on_commit_callbacks(execute=True):
-        step = review_card_for(user_id=learner.pk, card_id=card.pk)
         for _twice in range(2):  # the same revision sent again: a double click
-            review_submit(
+            review_answer_post(
                 user_id=learner.pk,
-                step=step,
+                card_id=card.pk,
                 revision=card.reviews,
-                choice_id=wrong_choice(question).pk,
+                posted=Posted(choices=(wrong_choice(question).pk,)),
             )
 
     assert value("daleel_review_answers_total") == before + 1
