@@ -22,7 +22,7 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from .client_ip import client_ip
+from .client_ip import client_key
 from .forms import PasswordConfirmForm, ProfileForm
 from .limits import hit, limited
 from .privacy import account_delete, account_export
@@ -50,7 +50,7 @@ def _with_form_status(response: HttpResponse) -> HttpResponse:
 
 
 def _client(request: HttpRequest) -> str:
-    return client_ip(request) or "unknown"
+    return client_key(request) or "unknown"
 
 
 @require_http_methods(["GET", "POST"])

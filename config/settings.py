@@ -272,6 +272,14 @@ CACHES["local"] = {
     "TIMEOUT": 60 * 60,
     "OPTIONS": {"MAX_ENTRIES": env_int("LOCAL_CACHE_ENTRIES", 5000)},
 }
+# The database's cache table, whatever `default` is: what must outlive Redis and be shared by
+# every process while it is away (accounts/limits.py: wrong second-factor codes, used
+# authenticator-app codes, and every limit's count during an outage).
+CACHES["database"] = {
+    "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+    "LOCATION": "daleel_cache",
+    "OPTIONS": {"MAX_ENTRIES": 10_000},
+}
 for alias in CACHES.values():
     alias["KEY_PREFIX"] = CACHE_KEY_PREFIX
 
@@ -577,7 +585,13 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)  # older setting: at mos
 # machine is named: TRUSTED_PROXIES=10.0.0.5 (or its network).
 LOOPBACK = ["127.0.0.0/8", "::1/128"]
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES", LOOPBACK)
-AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
+# Every limit and the sign-in lockout count an IPv6 client by its network of this many bits
+# (accounts/client_ip.py: client_key): a host is given a whole /64 and may use any address in
+# it. 48 or 56 counts a whole site or subscriber as one client; 128 each address.
+CLIENT_IPV6_PREFIX = env_int("CLIENT_IPV6_PREFIX", 64)
+if not 1 <= CLIENT_IPV6_PREFIX <= 128:
+    raise ImproperlyConfigured("CLIENT_IPV6_PREFIX is a prefix length from 1 to 128 (64).")
+AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_key"
 
 # Spaced review (quizzes/review/scheduler.py): FSRS spreads due dates by a random fuzz so that cards
 # learned together do not all come back on one day; tests turn it off for exact dates.

@@ -424,7 +424,7 @@ def test_the_export_holds_no_problem_report_of_another_learner(huda, quiz):
     assert [report["text"] for report in data["question_reports"]] == ["<b>Which one?</b>"]
 
 
-def test_download_my_data_is_limited_per_learner_with_a_bilingual_429(settings, huda):
+def test_download_my_data_is_limited_per_learner_with_a_bilingual_429(frozen_clock, settings, huda):
     settings.DATA_EXPORT_RATE = "2/h"
     client = _signed_in(huda)
     for _download in range(2):
