@@ -349,6 +349,18 @@ class QuizAdmin(
     change_form_template = "admin/quizzes/quiz/change_form.html"
     actions = ["export_gift", "export_attempts_csv", "duplicate"]
 
+    def render_change_form(self, request, context, *args, **kwargs):
+        # What keeps the questions from being saved as a whole (publishing a quiz whose
+        # questions lack explanations, two questions at one place): said at the top of the
+        # page too, not only above the questions far down it.
+        context["questions_problems"] = [
+            problem
+            for inline in context.get("inline_admin_formsets") or []
+            if isinstance(inline.opts, QuestionInline) and inline.formset.is_bound
+            for problem in inline.formset.non_form_errors()
+        ]
+        return super().render_change_form(request, context, *args, **kwargs)
+
     @admin.display(description=_("guide"), ordering="guide__title")
     def in_guide(self, quiz: Quiz):
         # "Guide title · 3": the quiz's place among the guide's quizzes.

@@ -353,6 +353,13 @@ class QuestionData:
         return self.kind in CHOICE_KINDS
 
     @property
+    def has_explanation(self) -> bool:
+        """Whether there is an explanation to show (a draft's question may have none)."""
+        return bool(
+            self.explanation_en.strip() or self.explanation_ar.strip() or self.explanation_image
+        )
+
+    @property
     def has_parts(self) -> bool:
         """Whether the learner arranges parts of the question (`parts`)."""
         return self.kind in PART_KINDS

@@ -276,6 +276,9 @@ class QuizOverrideInlineFormSet(TemplateRowDisabledMixin, BaseInlineFormSet):
     pass
 
 
+NO_EXPLANATION = _("it has no explanation (in English), which learners read after answering.")
+
+
 class QuestionInlineFormSet(TemplateRowDisabledMixin, ReorderableInlineFormSet):
     stale_message = _(
         "Someone else added a question at one of these positions since you opened this page. "
@@ -308,6 +311,11 @@ class QuestionInlineFormSet(TemplateRowDisabledMixin, ReorderableInlineFormSet):
         places = _places(forms)
         for form in forms:
             question = form.instance
+            if not (question.explanation_en or "").strip():
+                problems.append(
+                    _("Question %(position)s: %(problem)s")
+                    % {"position": places[form], "problem": NO_EXPLANATION}
+                )
             nested = _nested_rows(form)
             if nested is None:
                 continue  # its choices' own errors are shown beside it
@@ -335,7 +343,13 @@ class QuestionInlineFormSet(TemplateRowDisabledMixin, ReorderableInlineFormSet):
                     }
                 )
         if problems:
-            problems.insert(0, _("Unpublish the quiz, or complete these questions' choices first."))
+            problems.insert(
+                0,
+                _(
+                    "The quiz cannot be published yet: complete these questions, or untick "
+                    "“Published” to save it as a draft."
+                ),
+            )
             raise ValidationError(problems)
 
 
@@ -408,6 +422,12 @@ class QuestionForm(QuestionPartsFormMixin, KindShapesFormMixin, ImageFormMixin, 
         quiz = cleaned_data.get("quiz") or getattr(self.instance, "quiz", None)
         if cleaned_data.get("position") is None and quiz is not None:
             cleaned_data["position"] = quiz.next_question_position()
+        explained = (cleaned_data.get("explanation_en") or "").strip()
+        if quiz is not None and quiz.is_published and not explained:
+            self.add_error(
+                "explanation_en",
+                _("The quiz is published: %(problem)s") % {"problem": NO_EXPLANATION},
+            )
         return cleaned_data
 
 

@@ -10,8 +10,8 @@ from django.contrib.auth.models import Permission
 from django.http import StreamingHttpResponse
 
 from quizzes.attempts.services import attempt_start
-from quizzes.instructors.exports import CSV_HEADER, attempt_rows
 from quizzes.grading import Response
+from quizzes.instructors.exports import CSV_HEADER, attempt_rows
 from quizzes.models import Quiz
 from tests import factories
 from tests.steps import post_answer

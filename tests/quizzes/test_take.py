@@ -464,3 +464,25 @@ def test_a_choices_own_feedback_appears_only_once_that_choice_is_answered(learne
     learner_client.post(step_url(attempt, 1), {"choice": picked.pk})
     after = learner_client.get(step_url(attempt, 1)).content.decode()
     assert "Tempting, but this confuses data with state." in after
+
+
+@pytest.mark.parametrize("language", ["en", "ar"])
+def test_a_question_without_an_explanation_shows_no_empty_why_heading(learner, language):
+    quiz = make_quiz(questions=2)
+    unexplained, explained = quiz.questions.order_by("position")
+    Question.objects.filter(pk=unexplained.pk).update(explanation_en="", explanation_ar="")
+    content_changed(quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
+    client = Client()
+    client.force_login(learner)
+    pages = []
+    for number, question in enumerate((unexplained, explained), start=1):
+        post_answer(attempt, question, choice=correct_choice(question))
+        pages.append(
+            client.get(f"/{language}/attempts/{attempt.pk}/questions/{number}/").content.decode()
+        )
+    result = client.get(f"/{language}/attempts/{attempt.pk}/result/").content.decode()
+
+    assert "explanation__title" not in pages[0]
+    assert "explanation__title" in pages[1]
+    assert result.count('class="explanation"') == 1
