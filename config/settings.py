@@ -643,6 +643,9 @@ LOGGING = {
         # The line per request and per task: written with LOG_FORMAT=json only.
         "daleel.requests": {"level": "INFO" if JSON_LOGS else "WARNING"},
         "daleel.tasks": {"level": "INFO" if JSON_LOGS else "WARNING"},
+        # The worker's "Task id=… state=…" lines, once: with DEBUG on, Django's own logging
+        # gives the "django" logger a console of its own, which would print them again.
+        "django.tasks": {"handlers": ["console"], "propagate": False},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
