@@ -163,7 +163,7 @@ def test_the_worker_of_make_run_prints_each_task_line_once(tmp_path):
     django.tasks' lines, so every "Task id=… state=…" line was printed twice."""
     database = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
     assert _run_manage("migrate", "--noinput", "-v0", **database).returncode == 0
-    queue = "from accounts.mail import send_later; send_later(subject='s', body='b', to=['a@x.org'])"
+    queue = "from accounts.mail import send_later; send_later(subject='s', body='b', to=['a@b.c'])"
     assert _run_manage("shell", "--no-imports", "-c", queue, **database).returncode == 0
 
     worked = _run_manage("db_worker", "--batch", **database)
