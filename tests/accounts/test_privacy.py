@@ -2,7 +2,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from axes.models import AccessAttempt, AccessLog
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
@@ -454,3 +454,25 @@ def test_deleting_an_account_removes_its_email_addresses_and_second_factors():
     assert response.status_code == 302
     assert not EmailAddress.objects.filter(email="rania@example.org").exists()
     assert not Authenticator.objects.exists()
+
+
+def test_deleting_an_account_whose_username_has_capitals_removes_axes_records_of_it(quiz):
+    user = make_user("Huda_Ali", email="huda.ali@example.org")
+    other = make_user("omar")
+    browser = Client(REMOTE_ADDR="198.51.100.7")
+    for login in ("Huda_Ali", "HUDA_ALI", "omar"):
+        browser.post("/en/accounts/login/", {"login": login, "password": "wrong"})
+    Client(REMOTE_ADDR="198.51.100.7").post(
+        "/en/accounts/login/", {"login": "Huda_Ali", "password": PASSWORD}
+    )
+    axes = (AccessAttempt, AccessFailureLog, AccessLog)
+    assert any(model.objects.filter(username__iexact="huda_ali").exists() for model in axes)
+
+    response = _signed_in(user).post("/en/accounts/delete/", {"password": PASSWORD})
+
+    assert response.status_code == 302
+    for model in axes:
+        assert not model.objects.filter(username__iexact="huda_ali").exists(), model
+    # Another account's records are its own.
+    assert AccessAttempt.objects.filter(username__iexact="omar").exists()
+    assert User.objects.filter(pk=other.pk).exists()
