@@ -35,11 +35,13 @@ def image_from_bytes(data: bytes, *, name: str, alt: Bilingual) -> Image:
     with PillowImage.open(io.BytesIO(content.read())) as opened:
         width, height = opened.size
     content.seek(0)
+    english = alt.en[:IMAGE_ALT_MAX_LENGTH].strip()
+    arabic = alt.ar[:IMAGE_ALT_MAX_LENGTH].strip()
     return Image(
         content=content,
-        alt=Bilingual(
-            en=alt.en[:IMAGE_ALT_MAX_LENGTH].strip(), ar=alt.ar[:IMAGE_ALT_MAX_LENGTH].strip()
-        ),
+        # The English alt text repeated in the Arabic text (as the exports write an image with
+        # no Arabic alt text) is no translation: the Arabic page falls back to it anyway.
+        alt=Bilingual(en=english, ar="" if arabic == english else arabic),
         name=name,
         width=width,
         height=height,

@@ -501,7 +501,16 @@ class _Item:
                     node.addprevious(prompt_inside)
                 _remove(node)
             elif name == "textEntryInteraction":
-                _replace_with_text(node, f" {BLANK} ")
+                parent = node.getparent()
+                alone = (
+                    parent is not None
+                    and not "".join(parent.itertext()).strip()
+                    and len(parent) == 1
+                )
+                if alone and parent is not prompt:
+                    _remove(parent)  # a paragraph of its own: the prompt is above it
+                else:
+                    _replace_with_text(node, f" {BLANK} ")
             elif name in ("feedbackBlock", "rubricBlock", "templateBlock"):
                 _remove(node)
         question.prompt, images = self.texts.rich(prompt, question)
