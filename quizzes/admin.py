@@ -347,7 +347,7 @@ class QuizAdmin(
     # Instructor tools (quizzes.instructors.tools): links on the list and on each quiz's page.
     change_list_template = "admin/quizzes/quiz/change_list.html"
     change_form_template = "admin/quizzes/quiz/change_form.html"
-    actions = ["export_gift", "export_attempts_csv", "duplicate"]
+    actions = ["export_gift", "export_moodle", "export_qti", "export_attempts_csv", "duplicate"]
 
     @admin.display(description=_("guide"), ordering="guide__title")
     def in_guide(self, quiz: Quiz):
@@ -387,6 +387,18 @@ class QuizAdmin(
     @admin.action(description=_("Export selected quizzes as GIFT"), permissions=["view_content"])
     def export_gift(self, request, queryset):
         return exports.gift_download(queryset.order_by("slug"), request=request)
+
+    @admin.action(
+        description=_("Export selected quizzes as Moodle XML"), permissions=["exchange_export"]
+    )
+    def export_moodle(self, request, queryset):
+        return exports.exchange_download(queryset.order_by("slug"), "moodle")
+
+    @admin.action(
+        description=_("Export selected quizzes as a QTI package"), permissions=["exchange_export"]
+    )
+    def export_qti(self, request, queryset):
+        return exports.exchange_download(queryset.order_by("slug"), "qti")
 
     def has_duplicate_permission(self, request) -> bool:
         """A copy adds a quiz with its questions and every part of them."""

@@ -398,9 +398,11 @@ def quiz_import_file(
     filename: str = "",
     quiz_slug: str | None = None,
     guide: Guide | None = None,
+    without_ordering: bool = False,
 ) -> FileImport:
     """Import a file in any format the site reads (`file_format`): GIFT, Moodle XML, or a QTI
-    package. Raises ExchangeError, writing nothing, if the file has any error."""
+    package. Raises ExchangeError, writing nothing, if the file has any error (or holds
+    ordering questions, `without_ordering`: for someone who may not add them)."""
     file_kind = file_format(data)
     if file_kind == GIFT:
         try:
@@ -419,6 +421,11 @@ def quiz_import_file(
             placeholder_guide=result.placeholder_guide,
         )
     document = read_document(data, file_kind=file_kind)
+    if without_ordering and any(q.kind == "ordering" for q in document.questions):
+        raise ExchangeError(
+            [Note(0, _("The file holds ordering questions, and you may not add them."))],
+            document.notes,
+        )
     return document_store(document, filename=filename, quiz_slug=quiz_slug, guide=guide)
 
 
