@@ -30,7 +30,7 @@ from ..gift.items import FALSE, TRUE
 from .checks import image_choice_text, listed, question_problems, unexplained_note, weights_warning
 from .content import MOODLE, Bilingual, Document, Image, Note, Pair, Part, Question, QuizPart
 from .images import ImageRefused, decode_base64, image_from_bytes
-from .rich_text import ImageRef, html_to_markdown, html_to_text, tex_to_dollars
+from .rich_text import ImageRef, html_to_markdown, html_to_text
 from .safety import child, children, parse_xml
 
 PLUGINFILE = "@@PLUGINFILE@@/"
@@ -242,7 +242,7 @@ class _MoodleReader:
             return "\n".join(markdown_escape(line.strip()) for line in lines).strip(), [], []
         if text_format in ("moodle_auto_format", "wiki_like"):
             raw = raw.replace("\r\n", "\n").replace("\n", "<br>")
-        converted = html_to_markdown(tex_to_dollars(raw) if "\\(" in raw else raw)
+        converted = html_to_markdown(raw)
         return converted.markdown, converted.images, converted.dropped
 
     def plain(self, element: etree._Element | None, default: str = "html") -> Bilingual:
