@@ -54,8 +54,10 @@ def multichoice(name: str, text: str, answers: str, *, extra: str = "") -> str:
 
 
 ANSWERS = """
-  <answer fraction="100" format="html"><text>Right</text><feedback format="html"><text>Yes</text></feedback></answer>
-  <answer fraction="0" format="html"><text>Wrong</text><feedback format="html"><text>No</text></feedback></answer>
+  <answer fraction="100" format="html"><text>Right</text>
+    <feedback format="html"><text>Yes</text></feedback></answer>
+  <answer fraction="0" format="html"><text>Wrong</text>
+    <feedback format="html"><text>No</text></feedback></answer>
 """
 
 
@@ -274,7 +276,8 @@ def test_numbers_keep_their_tolerances_and_the_units_are_reported():
     result = imported(moodle_file(question))
 
     row = result.quizzes[0].quiz.questions.get()
-    numbers = [(n.value, n.tolerance, n.fraction) for n in row.numerical_answers.order_by("position")]
+    answers = row.numerical_answers.order_by("position")
+    numbers = [(n.value, n.tolerance, n.fraction) for n in answers]
     assert numbers == [(Decimal("3.14"), Decimal("0.01"), 1), (3, 0, Decimal("0.5"))]
     notes = " ".join(notes_of(result))
     assert "its units (rad) were dropped" in notes
