@@ -16,6 +16,7 @@ from __future__ import annotations
 import posixpath
 import stat
 import zipfile
+from copy import deepcopy
 from io import BytesIO
 from urllib.parse import unquote, urlsplit
 
@@ -200,3 +201,38 @@ def _safe_name(name: str) -> bool:
     if len(name) > 1 and name[1] == ":":  # a drive letter
         return False
     return ".." not in name.split("/")
+
+
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+
+def language_of(node: etree._Element) -> str:
+    if not isinstance(node.tag, str):
+        return ""
+    value = node.get(XML_LANG) or node.get("lang") or ""
+    return value.strip().lower().replace("_", "-").split("-")[0]
+
+
+def copy_element(element: etree._Element) -> etree._Element:
+    copied = deepcopy(element)
+    copied.tail = None
+    return copied
+
+
+def remove_element(node: etree._Element) -> None:
+    parent = node.getparent()
+    if parent is None:
+        return
+    tail = node.tail
+    previous = node.getprevious()
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(node)
+
+
+def replace_with_text(node: etree._Element, text: str) -> None:
+    node.tail = text + (node.tail or "")
+    remove_element(node)
