@@ -65,8 +65,9 @@ class QuizImportForm(forms.Form):
         required=False,
         label=gettext_lazy("Add to quiz"),
         help_text=gettext_lazy(
-            "Leave empty to create a new, unpublished quiz for each category or test of the "
-            "file, titled after it (or after the file's name)."
+            "Leave empty to create a new, unpublished quiz for each category of the file (GIFT's "
+            "$CATEGORY, Moodle's categories) or QTI test, titled after it (or after the file's "
+            "name)."
         ),
     )
     guide = forms.ModelChoiceField(

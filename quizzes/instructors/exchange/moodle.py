@@ -21,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 from urllib.parse import unquote
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from lxml import etree
 
 from ...grading import NumberError, parse_number
@@ -37,18 +38,18 @@ PLUGINFILE = "@@PLUGINFILE@@/"
 SEVEN = Decimal("0.0000001")
 # Moodle's types Daleel cannot hold, by the names Moodle's question bank gives them.
 SKIPPED_TYPES = {
-    "essay": "Essay",
-    "multianswer": "Embedded answers (Cloze)",
-    "cloze": "Embedded answers (Cloze)",
-    "calculated": "Calculated",
-    "calculatedsimple": "Calculated simple",
-    "calculatedmulti": "Calculated multichoice",
-    "ddwtos": "Drag and drop into text",
-    "ddimageortext": "Drag and drop onto image",
-    "ddmarker": "Drag and drop markers",
-    "gapselect": "Select missing words",
-    "randomsamatch": "Random short-answer matching",
-    "random": "Random",
+    "essay": pgettext_lazy("a kind of question", "Essay"),
+    "multianswer": pgettext_lazy("a kind of question", "Embedded answers (Cloze)"),
+    "cloze": pgettext_lazy("a kind of question", "Embedded answers (Cloze)"),
+    "calculated": pgettext_lazy("a kind of question", "Calculated"),
+    "calculatedsimple": pgettext_lazy("a kind of question", "Calculated simple"),
+    "calculatedmulti": pgettext_lazy("a kind of question", "Calculated multichoice"),
+    "ddwtos": pgettext_lazy("a kind of question", "Drag and drop into text"),
+    "ddimageortext": pgettext_lazy("a kind of question", "Drag and drop onto image"),
+    "ddmarker": pgettext_lazy("a kind of question", "Drag and drop markers"),
+    "gapselect": pgettext_lazy("a kind of question", "Select missing words"),
+    "randomsamatch": pgettext_lazy("a kind of question", "Random short-answer matching"),
+    "random": pgettext_lazy("a kind of question", "Random"),
 }
 DEFAULT_COMBINED = {
     "Your answer is correct.",

@@ -14,6 +14,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from lxml import etree
 
 from ...grading import NumberError, parse_number
@@ -34,14 +35,16 @@ CANVAS_KINDS = {
     "text_only_question": "description",
 }
 CANVAS_SKIPPED = {
-    "essay_question": "Essay",
-    "file_upload_question": "File upload",
-    "fill_in_multiple_blanks_question": "Fill in multiple blanks",
-    "multiple_dropdowns_question": "Multiple dropdowns",
-    "calculated_question": "Formula",
-    "categorization_question": "Categorization",
-    "hot_spot_question": "Hot spot",
-    "formula_question": "Formula",
+    "essay_question": pgettext_lazy("a kind of question", "Essay"),
+    "file_upload_question": pgettext_lazy("a kind of question", "File upload"),
+    "fill_in_multiple_blanks_question": pgettext_lazy(
+        "a kind of question", "Fill in multiple blanks"
+    ),
+    "multiple_dropdowns_question": pgettext_lazy("a kind of question", "Multiple dropdowns"),
+    "calculated_question": pgettext_lazy("a kind of question", "Formula"),
+    "categorization_question": pgettext_lazy("a kind of question", "Categorization"),
+    "hot_spot_question": pgettext_lazy("a kind of question", "Hot spot"),
+    "formula_question": pgettext_lazy("a kind of question", "Formula"),
 }
 GENERAL_FEEDBACK = {"general_fb", "general", "solution"}
 VERDICT_FEEDBACK = {"correct_fb", "general_incorrect_fb", "incorrect_fb", "correct", "incorrect"}

@@ -19,6 +19,7 @@ import posixpath
 from decimal import Decimal
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from lxml import etree
 
 from ..gift.format import split_multilang
@@ -54,24 +55,24 @@ SEVEN = Decimal("0.0000001")
 ARABIC = "ar"
 # Interactions Daleel cannot hold, by the names QTI gives them.
 INTERACTIONS = {
-    "extendedTextInteraction": "Essay",
-    "hotspotInteraction": "Hotspot",
-    "hottextInteraction": "Hot text",
-    "gapMatchInteraction": "Gap match",
-    "graphicGapMatchInteraction": "Graphic gap match",
-    "graphicOrderInteraction": "Graphic order",
-    "graphicAssociateInteraction": "Graphic associate",
-    "inlineChoiceInteraction": "Inline choice",
-    "associateInteraction": "Associate",
-    "selectPointInteraction": "Select point",
-    "positionObjectInteraction": "Position object",
-    "sliderInteraction": "Slider",
-    "uploadInteraction": "File upload",
-    "drawingInteraction": "Drawing",
-    "mediaInteraction": "Media",
-    "customInteraction": "Custom",
-    "portableCustomInteraction": "Portable custom",
-    "endAttemptInteraction": "End attempt",
+    "extendedTextInteraction": pgettext_lazy("a kind of question", "Essay"),
+    "hotspotInteraction": pgettext_lazy("a kind of question", "Hotspot"),
+    "hottextInteraction": pgettext_lazy("a kind of question", "Hot text"),
+    "gapMatchInteraction": pgettext_lazy("a kind of question", "Gap match"),
+    "graphicGapMatchInteraction": pgettext_lazy("a kind of question", "Graphic gap match"),
+    "graphicOrderInteraction": pgettext_lazy("a kind of question", "Graphic order"),
+    "graphicAssociateInteraction": pgettext_lazy("a kind of question", "Graphic associate"),
+    "inlineChoiceInteraction": pgettext_lazy("a kind of question", "Inline choice"),
+    "associateInteraction": pgettext_lazy("a kind of question", "Associate"),
+    "selectPointInteraction": pgettext_lazy("a kind of question", "Select point"),
+    "positionObjectInteraction": pgettext_lazy("a kind of question", "Position object"),
+    "sliderInteraction": pgettext_lazy("a kind of question", "Slider"),
+    "uploadInteraction": pgettext_lazy("a kind of question", "File upload"),
+    "drawingInteraction": pgettext_lazy("a kind of question", "Drawing"),
+    "mediaInteraction": pgettext_lazy("a kind of question", "Media"),
+    "customInteraction": pgettext_lazy("a kind of question", "Custom"),
+    "portableCustomInteraction": pgettext_lazy("a kind of question", "Portable custom"),
+    "endAttemptInteraction": pgettext_lazy("a kind of question", "End attempt"),
 }
 
 
