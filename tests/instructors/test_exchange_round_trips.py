@@ -8,7 +8,9 @@ import io
 from pathlib import Path
 
 import pytest
+from django.core.files.base import ContentFile
 from django.core.management import call_command
+from PIL import Image
 
 from quizzes.instructors.exports import quiz_export
 from quizzes.instructors.imports import file_format, quiz_import_file
@@ -137,3 +139,36 @@ def test_export_quiz_writes_moodle_xml_to_standard_output_and_a_qti_package_to_a
     call_command("export_quiz", quiz.slug, "--format", "moodle", "-o", str(target), stderr=err)
     imported = quiz_import_file(data=target.read_bytes(), filename="out.xml")
     assert quiz_content(imported.quizzes[0].quiz) == quiz_content(quiz)
+
+
+def _mean_difference(one, other) -> float:
+    from PIL import ImageChops, ImageStat
+
+    with (
+        one.open("rb") as a,
+        other.open("rb") as b,
+        Image.open(a) as first,
+        Image.open(b) as second,
+    ):
+        difference = ImageChops.difference(first.convert("RGB"), second.convert("RGB"))
+        return sum(ImageStat.Stat(difference).mean) / 3
+
+
+@pytest.mark.parametrize("export_format", FORMATS)
+def test_a_jpeg_is_encoded_anew_as_every_upload_and_stays_within_a_shade(export_format):
+    """PNG and GIF come back with the same pixels (above); a JPEG, like any JPEG uploaded, is
+    encoded anew at quality 88, so its pixels move by a shade, not more."""
+    quiz = factories.make_quiz(questions=1)
+    question = quiz.questions.get()
+    out = io.BytesIO()
+    gradient = Image.linear_gradient("L").resize((64, 48)).convert("RGB")
+    gradient.save(out, format="JPEG", quality=88)
+    question.image.save("photo.jpg", ContentFile(out.getvalue()), save=False)
+    question.image_alt_en = "A photo"
+    question.save()
+
+    back = round_trip(quiz, export_format).questions.get()
+
+    assert back.image.name.endswith(".jpg")
+    assert (back.image_width, back.image_height) == (64, 48)
+    assert _mean_difference(question.image, back.image) < 2

@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.core.files.storage import default_storage
 from django.core.management import call_command
 
 from quizzes.instructors.exchange.content import ExchangeError
@@ -175,3 +176,24 @@ def test_a_zip_without_a_manifest_is_refused():
     with pytest.raises(ExchangeError, match="has no imsmanifest.xml"):
         quiz_import_file(data=out.getvalue(), filename="x.zip")
     assert Question.objects.count() == 0
+
+
+def test_import_quiz_dry_run_of_a_package_writes_nothing(tmp_path):
+    path = tmp_path / "mix.zip"
+    path.write_bytes(zipped(QTI / "interactionmix_saxony_v3"))
+    out, err = io.StringIO(), io.StringIO()
+    files_before = stored_files()
+
+    call_command("import_quiz", str(path), "--dry-run", stdout=out, stderr=err)
+
+    assert "8 question(s) would be imported (dry run: nothing was written)." in out.getvalue()
+    assert "QTI: 8 into 'Interaction Mix (Sachsen)'" in out.getvalue()
+    assert "Hotspot question “hotspot”" in err.getvalue()
+    assert Quiz.objects.count() == 0 and Question.objects.count() == 0
+    assert stored_files() == files_before  # its images were checked, not stored
+
+
+def stored_files() -> list[str]:
+    if not default_storage.exists("quizzes"):
+        return []
+    return sorted(default_storage.listdir("quizzes")[1])
