@@ -197,3 +197,16 @@ def stored_files() -> list[str]:
     if not default_storage.exists("quizzes"):
         return []
     return sorted(default_storage.listdir("quizzes")[1])
+
+
+def test_a_package_of_more_questions_than_a_file_may_hold_is_refused(monkeypatch):
+    monkeypatch.setattr("quizzes.instructors.imports.MAX_QUESTIONS_PER_FILE", 5)
+
+    with pytest.raises(ExchangeError) as refusal:
+        quiz_import_file(data=(QTI / "all_canvas_simple_1.2.xml").read_bytes(), filename="a.xml")
+
+    assert str(refusal.value).endswith(
+        "The file has more than 5 questions; at most 5 can be imported from one file. Split it "
+        "into several files."
+    )
+    assert Quiz.objects.count() == 0

@@ -150,3 +150,45 @@ def image_choice_text(text: Bilingual, image, number: int) -> Bilingual:
     if text.en or image is None:
         return text
     return Bilingual(en=image.alt.en or f"Image {number}", ar=text.ar or image.alt.ar)
+
+
+def question_accepted(document, quiz, question: Question, unexplained: list[str]) -> bool:
+    """Check `question` as the admin would and add it to `quiz` (its problems go to the
+    document's errors instead); a multiple-answer question whose right weights do not add up,
+    and one with no explanation, are noted."""
+    problems = question_problems(question)
+    if problems:
+        document.errors.extend(problems)
+        return False
+    if warning := weights_warning(question):
+        document.warnings.append(warning)
+    if not question.explanation.en:
+        unexplained.append(question.name)
+    quiz.questions.append(question)
+    return True
+
+
+def not_a_number(question: Question, said: str) -> Note:
+    return question.note(
+        _("Question “%(name)s”: “%(answer)s” is not a number.")
+        % {"name": question.name, "answer": said[:40]}
+    )
+
+
+def description_left_out(question: Question) -> Note:
+    return question.note(
+        _("Description “%(name)s”: the quiz has a description already; this one was left out.")
+        % {"name": question.name}
+    )
+
+
+def too_many_questions(maximum: int, line: int, source: str = "") -> Note:
+    return Note(
+        line,
+        _(
+            "The file has more than %(max)d questions; at most %(max)d can be imported from one "
+            "file. Split it into several files."
+        )
+        % {"max": maximum},
+        source,
+    )

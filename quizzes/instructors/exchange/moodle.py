@@ -28,7 +28,15 @@ from ...grading import NumberError, parse_number
 from ...text import markdown_escape
 from ..gift.format import split_multilang
 from ..gift.items import FALSE, TRUE
-from .checks import image_choice_text, listed, question_problems, unexplained_note, weights_warning
+from .checks import (
+    description_left_out,
+    image_choice_text,
+    listed,
+    not_a_number,
+    question_accepted,
+    too_many_questions,
+    unexplained_note,
+)
 from .content import MOODLE, Bilingual, Document, Image, Note, Pair, Part, Question, QuizPart
 from .images import ImageRefused, decode_base64, image_from_bytes
 from .rich_text import ImageRef, html_to_markdown, html_to_text
@@ -114,16 +122,7 @@ class _MoodleReader:
                 quizzes.append(quiz)
                 continue
             if self.count >= self.max_questions:
-                self.document.errors.append(
-                    Note(
-                        line,
-                        _(
-                            "The file has more than %(max)d questions; at most %(max)d can be "
-                            "imported from one file. Split it into several files."
-                        )
-                        % {"max": self.max_questions},
-                    )
-                )
+                self.document.errors.append(too_many_questions(self.max_questions, line))
                 return
             name = self.name(element)
             if kind == "description":
@@ -151,15 +150,7 @@ class _MoodleReader:
             reader(element, question)
             self.question_notes(element, question)
             self.report_dropped(question, question_text, general)
-            problems = question_problems(question)
-            if problems:
-                self.document.errors.extend(problems)
-                continue
-            if warning := weights_warning(question):
-                self.document.warnings.append(warning)
-            if not question.explanation.en:
-                self.unexplained.append(question.name)
-            quiz.questions.append(question)
+            question_accepted(self.document, quiz, question, self.unexplained)
         self.summary_notes()
         for part in quizzes:
             found = descriptions.get(id(part), [])
@@ -167,15 +158,7 @@ class _MoodleReader:
                 part.description = found[0].prompt
                 found = found[1:]
             for extra in found:
-                self.document.skipped.append(
-                    extra.note(
-                        _(
-                            "Description “%(name)s”: the quiz has a description already; this "
-                            "one was left out."
-                        )
-                        % {"name": extra.name}
-                    )
-                )
+                self.document.skipped.append(description_left_out(extra))
         self.document.quizzes = [part for part in quizzes if part.questions]
         if not self.document.quizzes and not self.document.errors:
             self.document.errors.append(
@@ -438,12 +421,7 @@ class _MoodleReader:
                 value = parse_number(said)
                 tolerance = abs(parse_number(_plain(child(answer, "tolerance")) or "0"))
             except NumberError:
-                self.document.errors.append(
-                    question.note(
-                        _("Question “%(name)s”: “%(answer)s” is not a number.")
-                        % {"name": question.name, "answer": said[:40]}
-                    )
-                )
+                self.document.errors.append(not_a_number(question, said))
                 continue
             question.parts.append(
                 Part(

@@ -16,7 +16,7 @@ from lxml import etree
 from ...grading import NumberError, parse_number
 from ...models import equal_weights
 from ..gift.items import BLANK, FALSE, TRUE
-from .checks import image_choice_text
+from .checks import image_choice_text, not_a_number
 from .content import Bilingual, Pair, Part, Question
 from .safety import (
     child,
@@ -315,12 +315,7 @@ class Item:
             try:
                 number = parse_number(value)
             except NumberError:
-                self.reader.document.errors.append(
-                    question.note(
-                        _("Question “%(name)s”: “%(answer)s” is not a number.")
-                        % {"name": question.name, "answer": value[:40]}
-                    )
-                )
+                self.reader.document.errors.append(not_a_number(question, value))
                 continue
             question.parts.append(
                 Part(

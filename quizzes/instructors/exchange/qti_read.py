@@ -23,7 +23,12 @@ from django.utils.translation import pgettext_lazy
 from lxml import etree
 
 from ..gift.format import split_multilang
-from .checks import question_problems, unexplained_note, weights_warning
+from .checks import (
+    description_left_out,
+    question_accepted,
+    too_many_questions,
+    unexplained_note,
+)
 from .content import (
     QTI,
     Bilingual,
@@ -36,7 +41,7 @@ from .content import (
 )
 from .images import ImageRefused, image_from_bytes
 from .qti2 import Item
-from .rich_text import ImageRef, html_to_markdown, html_to_text
+from .rich_text import Converted, ImageRef, html_to_markdown, html_to_text
 from .safety import (
     XML_LANG,
     ZIP_MAGIC,
@@ -121,8 +126,14 @@ class Texts:
         if element is None:
             return Bilingual(), []
         english, arabic = self.split(element)
-        en = html_to_markdown(english)
-        ar = html_to_markdown(arabic) if arabic is not None else None
+        return self.both(
+            html_to_markdown(english),
+            html_to_markdown(arabic) if arabic is not None else None,
+            question,
+        )
+
+    def both(self, en: Converted, ar: Converted | None, question: Question):
+        """The English and Arabic conversions as one text, with their images paired."""
         self.reader.dropped(question, en.dropped + (ar.dropped if ar else []))
         images = []
         for ref in en.images:
@@ -133,14 +144,11 @@ class Texts:
     def html(self, html: str, question: Question) -> tuple[Bilingual, list]:
         """HTML given as a string (QTI 1.2's mattext), with Moodle's multilang spans too."""
         languages = split_multilang(html)
-        en = html_to_markdown(languages.en)
-        ar = html_to_markdown(languages.ar) if languages.ar else None
-        self.reader.dropped(question, en.dropped + (ar.dropped if ar else []))
-        images = []
-        for ref in en.images:
-            twin = next((a for a in ar.images if a.src == ref.src), None) if ar else None
-            images.append((ref, twin))
-        return Bilingual(en=en.markdown, ar=ar.markdown if ar else ""), images
+        return self.both(
+            html_to_markdown(languages.en),
+            html_to_markdown(languages.ar) if languages.ar else None,
+            question,
+        )
 
     def html_plain(self, html: str, question: Question) -> Bilingual:
         """HTML given as a string, as one line of plain text in each language."""
@@ -223,6 +231,7 @@ class _PackageReader:
         self.count = 0
         self.pending: dict[int, list[str]] = {}
         self.unexplained: list[str] = []
+        self.too_many = False
 
     # --- The package ---------------------------------------------------------------------------
 
@@ -295,18 +304,9 @@ class _PackageReader:
 
     def counted(self, source: str, line: int) -> bool:
         if self.count >= self.max_questions:
-            if not any("at most" in str(e) for e in self.document.errors):
-                self.document.errors.append(
-                    Note(
-                        line,
-                        _(
-                            "The file has more than %(max)d questions; at most %(max)d can be "
-                            "imported from one file. Split it into several files."
-                        )
-                        % {"max": self.max_questions},
-                        source,
-                    )
-                )
+            if not self.too_many:
+                self.too_many = True
+                self.document.errors.append(too_many_questions(self.max_questions, line, source))
             return False
         self.count += 1
         return True
@@ -443,25 +443,9 @@ class _PackageReader:
             if not quiz.description:
                 quiz.description = question.prompt
             else:
-                self.document.skipped.append(
-                    question.note(
-                        _(
-                            "Description “%(name)s”: the quiz has a description already; this "
-                            "one was left out."
-                        )
-                        % {"name": question.name}
-                    )
-                )
+                self.document.skipped.append(description_left_out(question))
             return
-        problems = question_problems(question)
-        if problems:
-            self.document.errors.extend(problems)
-            return
-        if warning := weights_warning(question):
-            self.document.warnings.append(warning)
-        if not question.explanation.en:
-            self.unexplained.append(question.name)
-        quiz.questions.append(question)
+        question_accepted(self.document, quiz, question, self.unexplained)
 
 
 def _lom_title(element: etree._Element) -> Bilingual:
