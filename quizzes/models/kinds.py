@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from ..short_answers import shadowed_answers
 from .content import OrderedPart, Question, QuestionPart, QuestionPartManager
 
 # What a learner may type for a short answer, and what an instructor may accept.
@@ -21,8 +22,9 @@ PART_TEXT_MAX_LENGTH = 300
 class AcceptedText(QuestionPart):
     """A short-answer question's accepted answer, worth `fraction` of the mark (a whole
     answer 1, a partly right one less). Matched as people type (quizzes/short_answers.py): case,
-    spaces, and in Arabic diacritics, tatweel, the forms of alef, final ة/ه and ى/ي, and
-    Arabic-Indic digits do not count, unless it is `exact`."""
+    spaces, punctuation around it, the kind of hyphen, and in Arabic diacritics, tatweel, the
+    forms of alef, hamza seats, final ة/ه and ى/ي, and Arabic-Indic digits do not count,
+    unless it is `exact`."""
 
     question = models.ForeignKey(
         Question,
@@ -117,6 +119,31 @@ def validate_accepted_texts(texts: list[tuple[int | None, Decimal]]) -> None:
     _distinct_positions(texts, errors)
     if errors:
         raise ValidationError(errors)
+
+
+def shadowed_texts(texts: list[tuple[int, str, str, Decimal, bool]]) -> list[tuple[int, str]]:
+    """The accepted answers of one question, `(number, English text, Arabic text, fraction,
+    exact)` in their order, that no learner's answer can ever earn, as (number, what to say):
+    another one folded alike and worth as much marks every answer first
+    (short_answers.shadowed_answers). The admin refuses them; the GIFT importer warns and
+    imports them (Moodle may read them apart, as a case-sensitive question does)."""
+    found = shadowed_answers([((en, ar), fraction, exact) for _n, en, ar, fraction, exact in texts])
+    return [
+        (
+            texts[number - 1][0],
+            _(
+                "Accepted answers %(first)d and %(second)d are one answer as Daleel matches "
+                "answers (“%(text)s”), so answer %(second)d never counts: remove it, or make "
+                "answer %(first)d exact."
+            )
+            % {
+                "first": texts[other - 1][0],
+                "second": texts[number - 1][0],
+                "text": texts[number - 1][1] or texts[number - 1][2],
+            },
+        )
+        for number, other in found
+    ]
 
 
 def validate_pairs(pairs: list[tuple[int | None, bool]]) -> None:
