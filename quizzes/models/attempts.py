@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import F, FloatField, Q
 from django.db.models.functions import Cast, NullIf
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
 from ..attempts.rules import DEADLINE_GRACE, AttemptFacts, past_deadline
@@ -249,5 +250,9 @@ class Answer(AbstractAnswer):
         ]
 
     def __str__(self) -> str:
-        response = self.choice_id or self.choice_ids or self.number
-        return f"{self.attempt_id}: {self.question_id} → {response}"
+        # «salma في المحاولة التي بدأت في 5 ديسمبر 2026، 12:15 م», as a delete page lists it.
+        attempt = self.attempt
+        return _("%(learner)s in the attempt started %(started)s") % {
+            "learner": attempt.user,
+            "started": date_format(timezone.localtime(attempt.started_at), "DATETIME_FORMAT"),
+        }

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from ..short_answers import shadowed_answers
 from .content import OrderedPart, Question, QuestionPart, QuestionPartManager
@@ -66,13 +67,16 @@ class MatchPair(OrderedPart):
     question = models.ForeignKey(
         Question, on_delete=models.CASCADE, related_name="pairs", verbose_name=_("question")
     )
+    # «البند» and «ما يقابله»: not a question's own prompt («نص السؤال»).
     prompt = models.CharField(
-        _("prompt"),
+        pgettext_lazy("a matching pair's", "prompt"),
         max_length=PART_TEXT_MAX_LENGTH,
         blank=True,
         help_text=_("Leave empty for a match that goes with no prompt (a distractor)."),
     )
-    match = models.CharField(_("match"), max_length=PART_TEXT_MAX_LENGTH)
+    match = models.CharField(
+        pgettext_lazy("a matching pair's", "match"), max_length=PART_TEXT_MAX_LENGTH
+    )
 
     objects = QuestionPartManager["MatchPair"]()
 
@@ -84,7 +88,11 @@ class MatchPair(OrderedPart):
         ]
 
     def __str__(self) -> str:
-        return f"{self.prompt} → {self.match}" if self.prompt else self.match
+        if not self.prompt:
+            return self.match
+        # Item analysis's words: «المرحلة الأولى ← حالات المُحسِّن» (an arrow that points the
+        # way the line reads).
+        return _("%(prompt)s → %(match)s") % {"prompt": self.prompt, "match": self.match}
 
 
 class OrderItem(OrderedPart):
@@ -92,6 +100,10 @@ class OrderItem(OrderedPart):
 
     question = models.ForeignKey(
         Question, on_delete=models.CASCADE, related_name="order_items", verbose_name=_("question")
+    )
+    # «الموضع»: not «الترتيب», the kind's own name.
+    position = models.PositiveSmallIntegerField(
+        pgettext_lazy("an item's place in the right order", "position")
     )
     text = models.CharField(_("text"), max_length=PART_TEXT_MAX_LENGTH)
 
