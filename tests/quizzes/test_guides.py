@@ -155,6 +155,5 @@ def test_a_guides_bracketed_gloss_is_kept_on_one_line_and_escaped(client):
 
     # A phone would otherwise leave a bracket at the end of each line (issue 53).
     assert (
-        'إعادة حساب التنشيطات <span class="gloss">(gradient &lt;checkpointing&gt;)</span>'
-        in page
+        'إعادة حساب التنشيطات <span class="gloss">(gradient &lt;checkpointing&gt;)</span>' in page
     )
