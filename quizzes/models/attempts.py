@@ -250,9 +250,15 @@ class Answer(AbstractAnswer):
         ]
 
     def __str__(self) -> str:
-        # «salma في المحاولة التي بدأت في 5 ديسمبر 2026، 12:15 م», as a delete page lists it.
-        attempt = self.attempt
+        # «salma في المحاولة التي بدأت في 5 ديسمبر 2026، 12:15 م», as a delete page lists it
+        # (one statement per answer, as a delete page reads them: the learner and the start).
+        if "attempt" in self._state.fields_cache:
+            learner, started = self.attempt.user.get_username(), self.attempt.started_at
+        else:
+            learner, started = Attempt.objects.filter(pk=self.attempt_id).values_list(
+                "user__username", "started_at"
+            )[0]
         return _("%(learner)s in the attempt started %(started)s") % {
-            "learner": attempt.user,
-            "started": date_format(timezone.localtime(attempt.started_at), "DATETIME_FORMAT"),
+            "learner": learner,
+            "started": date_format(timezone.localtime(started), "DATETIME_FORMAT"),
         }
