@@ -413,6 +413,8 @@ class InstructorToolsMixin:
                 attempt=attempt,
                 quiz=quiz,
                 review=state.review(),
+                # The review speaks of the learner («إجابة المتعلّم»), not to the reader.
+                of_learner=True,
             ),
         )
 
