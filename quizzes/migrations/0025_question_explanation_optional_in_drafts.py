@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0023_instructors_edit_typed_parts'),
+        ('quizzes', '0024_search_text_more_plurals'),
     ]
 
     operations = [
