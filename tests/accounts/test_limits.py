@@ -6,13 +6,11 @@ freezes the clock."""
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime
 
 import pytest
 from django.core.cache import caches
 from django.core.cache.backends.db import DatabaseCache
-from django.db import connections
 from django.test import Client
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,6 +19,7 @@ from accounts import limits
 from bench.services import free_port
 from tests.factories import PASSWORD
 from tests.fuzzing import examples
+from tests.security.limit_cases import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -34,35 +33,8 @@ def _frozen(time_machine):
     return time_machine
 
 
-def _concurrently(count: int, work) -> list:
-    """`work(n)` for n in 0..count-1 in as many threads released at once; their results.
-    A thread's error fails the test (it is not counted as a request let through), and each
-    thread gives its database connection back (on PostgreSQL, to the pool)."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-    errors: list[BaseException] = []
-
-    def run(n: int) -> None:
-        try:
-            barrier.wait()
-            results[n] = work(n)
-        except BaseException as error:  # noqa: BLE001 — raised again below, in the test
-            errors.append(error)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
-
-
 def test_eighty_concurrent_requests_against_a_limit_of_twenty_let_exactly_twenty_through():
-    waits = _concurrently(80, lambda n: limits.hit(group="signup", key="lab", rate="20/h"))
+    waits = at_once(80, lambda n: limits.hit(group="signup", key="lab", rate="20/h"))
     assert waits.count(None) == 20
 
 
@@ -159,7 +131,7 @@ def test_with_the_cache_unreachable_limits_count_in_the_database_for_every_proce
 def test_with_the_cache_unreachable_concurrent_requests_still_pass_exactly_the_limit(
     unreachable_cache,
 ):
-    waits = _concurrently(30, lambda n: limits.hit(group="signup", key="lab", rate="10/h"))
+    waits = at_once(30, lambda n: limits.hit(group="signup", key="lab", rate="10/h"))
     assert waits.count(None) == 10
 
 
@@ -204,7 +176,7 @@ def test_a_data_download_past_its_limit_is_a_bilingual_429_with_retry_after(
 @pytest.mark.django_db(transaction=True)
 def test_on_the_database_cache_concurrent_requests_pass_exactly_the_limit(settings):
     settings.CACHES = {**settings.CACHES, "default": DATABASE_CACHE}
-    waits = _concurrently(12, lambda n: limits.hit(group="signup", key="lab", rate="5/h"))
+    waits = at_once(12, lambda n: limits.hit(group="signup", key="lab", rate="5/h"))
     assert waits.count(None) == 5
     assert limits.hit(group="signup", key="elsewhere", rate="5/h") is None
 
@@ -212,7 +184,7 @@ def test_on_the_database_cache_concurrent_requests_pass_exactly_the_limit(settin
 @pytest.mark.django_db(transaction=True)
 def test_on_the_database_cache_a_place_given_back_is_taken_again(settings):
     settings.CACHES = {**settings.CACHES, "default": DATABASE_CACHE}
-    waits_and_places = _concurrently(6, lambda n: limits.take(group="g", key="k", rate="3/h"))
+    waits_and_places = at_once(6, lambda n: limits.take(group="g", key="k", rate="3/h"))
     places = [place for wait, place in waits_and_places if wait is None]
     assert len(places) == 3
     limits.give_back(places[0])

@@ -168,7 +168,10 @@ def test_the_grades_csv_gives_times_in_the_instructors_zone(
 
 @pytest.mark.parametrize(
     ("zone", "day"),
-    [("Asia/Riyadh", "11/03/2026 1:30 a.m."), ("America/Los_Angeles", "11/02/2026 2:30 p.m.")],
+    [
+        ("Asia/Riyadh", "Nov. 3, 2026, 1:30 a.m."),
+        ("America/Los_Angeles", "Nov. 2, 2026, 2:30 p.m."),
+    ],
 )
 def test_the_grades_page_gives_times_in_the_instructors_zone(instructor, quiz, learner, zone, day):
     with time_machine.travel(LATE_MONDAY, tick=False):
