@@ -70,6 +70,15 @@ class Profile(models.Model):
     reminder_hour = models.PositiveSmallIntegerField(
         _("reminder hour"), null=True, blank=True, validators=[MaxValueValidator(23)]
     )
+    # A mail when a regrade changed one of their scores (quizzes.regrading).
+    regrade_mail = models.BooleanField(
+        _("mail me when a regrade changes my score"),
+        default=True,
+        help_text=_(
+            "When an instructor fixes a question's answer key and your score changes, we tell "
+            "you by email (only to a verified address)."
+        ),
+    )
     # The learner's local date of the last reminder: never more than one a day.
     reminded_on = models.DateField(_("last reminded on"), null=True, blank=True, editable=False)
 

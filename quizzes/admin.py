@@ -46,6 +46,7 @@ from .instructors.preview import QuestionPreviewMixin
 from .instructors.rendering import ROWS
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
+from .instructors.regrading import RegradeToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
 from .models import (
     AcceptedText,
@@ -288,6 +289,7 @@ class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmi
 
 @admin.register(Quiz)
 class QuizAdmin(
+    RegradeToolsMixin,
     InstructorToolsMixin,
     AsksForImagesAgainMixin,
     RemovesImageFilesMixin,

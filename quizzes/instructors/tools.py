@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from .. import history
+from ..attempts.regrade import attempts_with_regrades
 from ..attempts.responses import RecordedAnswer
 from ..attempts.state import attempt_state, parts_in_order
 from ..content import quiz_content
@@ -44,6 +45,7 @@ from .grades import (
 )
 from .imports import GiftImportError, quiz_import_gift
 from .item_analysis import DISCRIMINATION_THRESHOLD, item_analysis
+from .regrading import can_regrade
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 
@@ -240,6 +242,7 @@ class InstructorToolsMixin:
                 _("Item analysis: %(quiz)s") % {"quiz": quiz},
                 original=quiz,
                 analysis=analysis,
+                can_regrade=can_regrade(request.user),
                 threshold=DISCRIMINATION_THRESHOLD,
                 threshold_percent=round(100 * DISCRIMINATION_THRESHOLD),
             ),
@@ -390,6 +393,7 @@ class InstructorToolsMixin:
             raise PermissionDenied
         learner = get_object_or_404(get_user_model(), pk=user_id)
         page = Paginator(learner_attempts(learner), PER_PAGE).get_page(request.GET.get("p"))
+        page.object_list = attempts_with_regrades(page.object_list)
         return TemplateResponse(
             request,
             "admin/quizzes/learner_record.html",

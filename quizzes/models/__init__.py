@@ -48,6 +48,7 @@ from .kinds import (
     OrderItem,
     parts_problems,
 )
+from .regrades import Regrade, RegradedAnswer, RegradedAttempt
 from .reports import QuestionReport, QuestionReportQuerySet
 from .review import ReviewAnswer, ReviewCard
 from .seed import SeedAddition
@@ -80,6 +81,9 @@ __all__ = [
     "QuestionPartManager",
     "QuestionQuerySet",
     "QuestionReport",
+    "Regrade",
+    "RegradedAnswer",
+    "RegradedAttempt",
     "QuestionReportQuerySet",
     "Quiz",
     "QuizManager",
