@@ -26,7 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from ..content import QuestionData, quiz_content
@@ -325,7 +325,8 @@ def _apply_chunk(
     answer_ids = [change.answer_id for attempt in attempts for change in attempt.answers]
     marks = dict(Answer.objects.filter(pk__in=answer_ids).values_list("pk", "fraction"))
     applied: list[AttemptChange] = []
-    rows, trail, attempt_rows, trail_attempts = [], [], [], []
+    rows: list[AnswerChange] = []
+    trail, trail_attempts = [], []
     for attempt in attempts:
         if attempt.attempt_id not in scores:
             continue  # gone since the preview
@@ -344,7 +345,6 @@ def _apply_chunk(
             answers=answers,
         )
         applied.append(done)
-        attempt_rows.append(Attempt(pk=done.attempt_id, score=done.new_score))
         if done.old_score != done.new_score:
             trail_attempts.append(
                 RegradedAttempt(
@@ -357,16 +357,8 @@ def _apply_chunk(
                     at=now,
                 )
             )
+        rows.extend(answers)
         for change in answers:
-            rows.append(
-                Answer(
-                    pk=change.answer_id,
-                    fraction=change.new_fraction,
-                    is_correct=change.is_correct,
-                    key=json.loads(change.new_key),
-                    correct_choice_id=change.new_correct_choice_id,
-                )
-            )
             trail.append(
                 RegradedAnswer(
                     regrade=regrade,
@@ -382,14 +374,34 @@ def _apply_chunk(
                     new_correct_choice_id=change.new_correct_choice_id,
                 )
             )
-    Answer.objects.bulk_update(
-        rows, ["fraction", "is_correct", "key", "correct_choice_id"], batch_size=500
-    )
-    Attempt.objects.bulk_update(attempt_rows, ["score"], batch_size=500)
+    _write_marks(rows)
+    deltas: dict[Decimal, list[int]] = defaultdict(list)
+    for done in applied:
+        deltas[done.new_score - done.old_score].append(done.attempt_id)
+    for delta, attempt_ids in deltas.items():
+        if delta:
+            Attempt.objects.filter(pk__in=attempt_ids).update(score=F("score") + delta)
     RegradedAnswer.objects.bulk_create(trail, batch_size=1000)
     RegradedAttempt.objects.bulk_create(trail_attempts, batch_size=1000)
     _move_cards([c for a in applied for c in a.answers if c.was_correct != c.is_correct], now)
     return applied
+
+
+def _write_marks(changes: list[AnswerChange]) -> None:
+    """Write the answers' new marks: one UPDATE per distinct new mark and key (a question's
+    answers share a few), not one per answer."""
+    groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    for change in changes:
+        values = (change.new_fraction, change.new_key, change.new_correct_choice_id)
+        groups[values].append(change.answer_id)
+    for (fraction, key, correct_choice_id), ids in groups.items():
+        for chunk in _chunks(ids, 5000):
+            Answer.objects.filter(pk__in=chunk).update(
+                fraction=fraction,
+                is_correct=fraction == 1,
+                key=json.loads(key),
+                correct_choice_id=correct_choice_id,
+            )
 
 
 def _move_cards(changes: Iterable[AnswerChange], now: datetime) -> None:
@@ -450,12 +462,24 @@ def _move_cards(changes: Iterable[AnswerChange], now: datetime) -> None:
             gone.append(card.pk)
     if new:
         ReviewCard.objects.bulk_create(new, ignore_conflicts=True)
-    if changed:
-        ReviewCard.objects.bulk_update(changed, SCHEDULED_FIELDS, batch_size=500)
+    _write_cards(changed)
     if gone:
         ReviewCard.objects.filter(pk__in=gone).delete()
     for user_id, due_times in dues.items():
         badge_forget_if_due_soon(user_id, *due_times)
+
+
+def _write_cards(cards: list[ReviewCard]) -> None:
+    """Save moved cards: one UPDATE per distinct schedule (cards missed at the same moment
+    from the same state share one), their answer counts moved by one."""
+    groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    fields = [name for name in SCHEDULED_FIELDS if name != "reviews"]
+    for card in cards:
+        groups[tuple(getattr(card, name) for name in fields)].append(card.pk)
+    for values, ids in groups.items():
+        ReviewCard.objects.filter(pk__in=ids).update(
+            reviews=F("reviews") + 1, **dict(zip(fields, values, strict=True))
+        )
 
 
 def regrades_of(*, attempt_ids: Iterable[int]) -> dict[int, list[RegradedAttempt]]:
