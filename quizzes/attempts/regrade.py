@@ -413,6 +413,7 @@ def _move_cards(changes: Iterable[AnswerChange], now: datetime) -> None:
     if not changes:
         return
     pairs = {(c.user_id, c.question_id) for c in changes}
+    now_wrong = {(c.user_id, c.question_id) for c in changes if not c.is_correct}
     users = {user for user, _q in pairs}
     questions = {question for _u, question in pairs}
     cards = {
@@ -440,10 +441,7 @@ def _move_cards(changes: Iterable[AnswerChange], now: datetime) -> None:
         card = cards.get(pair)
         user_id, question_id = pair
         if pair in still_missed:
-            if any(
-                c.user_id == user_id and c.question_id == question_id and not c.is_correct
-                for c in changes
-            ):
+            if pair in now_wrong:
                 if card is None:
                     card = missed_first(user_id=user_id, question_id=question_id, at=now)
                     new.append(card)
