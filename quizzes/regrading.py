@@ -116,8 +116,7 @@ def _mail(profile: Profile, attempts: list[RegradedAttempt], *, origin: str) -> 
             "user": profile.user,
             "quiz": attempts[0].attempt.quiz,
             "attempts": [
-                (row, origin + reverse("quizzes:result", args=[row.attempt_id]))
-                for row in attempts
+                (row, origin + reverse("quizzes:result", args=[row.attempt_id])) for row in attempts
             ],
             "preferences_url": origin + reverse("accounts:preferences"),
         }

@@ -27,6 +27,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F, Q
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from ..content import QuestionData, quiz_content
@@ -380,7 +381,12 @@ def _apply_chunk(
         deltas[done.new_score - done.old_score].append(done.attempt_id)
     for delta, attempt_ids in deltas.items():
         if delta:
-            Attempt.objects.filter(pk__in=attempt_ids).update(score=F("score") + delta)
+            # The right side reads the row as it was: the score before the first regrade.
+            Attempt.objects.filter(pk__in=attempt_ids).update(
+                score_before_regrade=Coalesce("score_before_regrade", "score"),
+                score=F("score") + delta,
+                regraded_at=now,
+            )
     RegradedAnswer.objects.bulk_create(trail, batch_size=1000)
     RegradedAttempt.objects.bulk_create(trail_attempts, batch_size=1000)
     _move_cards([c for a in applied for c in a.answers if c.was_correct != c.is_correct], now)
@@ -478,24 +484,3 @@ def _write_cards(cards: list[ReviewCard]) -> None:
         ReviewCard.objects.filter(pk__in=ids).update(
             reviews=F("reviews") + 1, **dict(zip(fields, values, strict=True))
         )
-
-
-def regrades_of(*, attempt_ids: Iterable[int]) -> dict[int, list[RegradedAttempt]]:
-    """The regrades that changed each of these attempts' scores, oldest first (what a
-    learner's result and history say: "Regraded on DATE: 3 → 4")."""
-    found: dict[int, list[RegradedAttempt]] = defaultdict(list)
-    for row in RegradedAttempt.objects.filter(Q(attempt_id__in=list(attempt_ids))).order_by(
-        "attempt_id", "at", "pk"
-    ):
-        found[row.attempt_id].append(row)
-    return dict(found)
-
-
-def attempts_with_regrades(attempts: Iterable[Attempt]) -> list[Attempt]:
-    """`attempts` as a list, each with `regrades_shown`: its regrades (`regrades_of`), for a
-    history or a learner's record to say "Regraded on DATE: 3 → 4" (one statement)."""
-    attempts = list(attempts)
-    found = regrades_of(attempt_ids=[a.pk for a in attempts if a.finished_at is not None])
-    for attempt in attempts:
-        attempt.regrades_shown = found.get(attempt.pk, [])  # type: ignore[attr-defined]
-    return attempts

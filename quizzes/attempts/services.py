@@ -26,9 +26,8 @@ from django.utils.translation import gettext_lazy as _
 
 from ..content import ChoiceData, ItemData, PairData, QuestionData, QuizData, quiz_content
 from ..grading import Posted, Response, Unreadable, read_response
-from ..models import Answer, Attempt, Quiz, RegradedAttempt
+from ..models import Answer, Attempt, Quiz
 from . import rules
-from .regrade import regrades_of
 from .responses import ChoiceVerdict, RecordedAnswer
 from .rules import DEADLINE_GRACE, AttemptError, Availability
 from .state import (
@@ -321,8 +320,6 @@ class AttemptResult:
     state: AttemptState
     can_retake: bool = False
     retake_refusal: str | Promise | None = None
-    # The regrades that changed its score, oldest first ("Regraded on DATE: 3 → 4").
-    regrades: tuple[RegradedAttempt, ...] = ()
 
 
 def attempt_result(*, user: Learner, attempt_id: int) -> AttemptResult:
@@ -333,16 +330,13 @@ def attempt_result(*, user: Learner, attempt_id: int) -> AttemptResult:
     quiz = state.quiz
     if not state.attempt.is_finished:
         return AttemptResult(state)
-    regrades = tuple(regrades_of(attempt_ids=[attempt_id]).get(attempt_id, ()))
     if not quiz.is_published:
-        return AttemptResult(state, regrades=regrades)
+        return AttemptResult(state)
     refusal = None
     if quiz.max_attempts is not None or quiz.closes_at is not None or quiz.opens_at is not None:
         # Only a quiz with limits costs the reads of the learner's attempts and override.
         refusal = quiz_availability(quiz=quiz, user=user).refusal
-    return AttemptResult(
-        state, can_retake=refusal is None, retake_refusal=refusal, regrades=regrades
-    )
+    return AttemptResult(state, can_retake=refusal is None, retake_refusal=refusal)
 
 
 def quiz_start_rules(*, user: Learner, quiz: Quiz) -> Availability:

@@ -205,9 +205,7 @@ class RegradeToolsMixin:
                     **{f"text_{language}": text},
                 )
             elif question.kind == Question.Kind.NUMERICAL and number is not None:
-                position = (
-                    question.numerical_answers.aggregate(last=Max("position"))["last"] or 0
-                )
+                position = question.numerical_answers.aggregate(last=Max("position"))["last"] or 0
                 NumericalAnswer.objects.create(
                     question=question,
                     position=position + 1,

@@ -25,7 +25,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from .. import history
-from ..attempts.regrade import attempts_with_regrades
 from ..attempts.responses import RecordedAnswer
 from ..attempts.state import attempt_state, parts_in_order
 from ..content import quiz_content
@@ -393,7 +392,6 @@ class InstructorToolsMixin:
             raise PermissionDenied
         learner = get_object_or_404(get_user_model(), pk=user_id)
         page = Paginator(learner_attempts(learner), PER_PAGE).get_page(request.GET.get("p"))
-        page.object_list = attempts_with_regrades(page.object_list)
         return TemplateResponse(
             request,
             "admin/quizzes/learner_record.html",

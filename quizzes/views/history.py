@@ -13,7 +13,6 @@ from django.views.decorators.vary import vary_on_headers
 
 from .. import history as history_stats
 from .. import reports
-from ..attempts.regrade import attempts_with_regrades
 from ..attempts.services import attempts_close_overdue
 from ..forms import ReportForm
 from ..models import Attempt
@@ -32,7 +31,6 @@ def history(request: LearnerRequest) -> HttpResponse:
         .order_by("-started_at", "-pk")
     )
     page = Paginator(attempts, 20).get_page(request.GET.get("page"))
-    page.object_list = attempts_with_regrades(page.object_list)
     summaries = history_stats.per_quiz(request.user)
     chart = history_stats.score_chart(request.user, right_to_left=get_language_bidi())
     guides = history_stats.guide_mastery(request.user, summaries)

@@ -247,6 +247,5 @@ def attempt_result(request: LearnerRequest, pk: int) -> HttpResponse:
             "review": state.review(),
             "can_retake": result.can_retake,
             "retake_refusal": result.retake_refusal,
-            "regrades": result.regrades,
         },
     )

@@ -316,3 +316,37 @@ def test_the_preview_page_costs_the_same_queries_for_a_few_attempts_and_for_many
 
     assert page.context["preview"].answer_count == 600
     assert len(large_queries.captured_queries) == len(small_queries.captured_queries)
+
+
+def test_the_grades_csv_item_analysis_and_mastery_follow_a_regrade(instructor_client, learner):
+    from quizzes.attempts.regrade import regrade_apply, regrade_preview
+    from quizzes.mastery import quiz_levels
+
+    quiz = factories.make_quiz(questions=2)
+    record_attempt(learner, quiz, [2, 1])
+    record_attempt(factories.make_user("chadi"), quiz, [2, 1])
+    fix_key(quiz.questions.get(position=1))
+
+    def facility_of_first_question() -> float:
+        page = instructor_client.get(f"/en/admin/quizzes/quiz/{quiz.pk}/item-analysis/")
+        return page.context["analysis"].items[0].facility
+
+    def amina_score_in_csv() -> str:
+        response = instructor_client.get(f"/en/admin/quizzes/quiz/{quiz.pk}/results.csv")
+        lines = b"".join(response.streaming_content).decode().splitlines()
+        rows = [line.split(",") for line in lines]
+        score = rows[0].index("score")
+        return next(row[score] for row in rows[1:] if "amina" in row)
+
+    def level() -> str:
+        return quiz_levels(user_id=learner.pk, question_counts={quiz.pk: 2})[quiz.pk]
+
+    before = level()
+    assert facility_of_first_question() == 0
+    assert float(amina_score_in_csv()) == 1
+
+    regrade_apply(preview=regrade_preview(quiz=quiz))
+
+    assert facility_of_first_question() == 1
+    assert float(amina_score_in_csv()) == 2
+    assert (before, level()) == ("attempted", "proficient")  # every question right now
