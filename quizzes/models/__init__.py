@@ -47,6 +47,7 @@ from .kinds import (
     MatchPair,
     OrderItem,
     parts_problems,
+    shadowed_texts,
 )
 from .regrades import Regrade, RegradedAnswer, RegradedAttempt
 from .reports import QuestionReport, QuestionReportQuerySet
@@ -100,6 +101,7 @@ __all__ = [
     "image_upload_to",
     "parts_problems",
     "progress_of_attempts",
+    "shadowed_texts",
     "validate_choice_set",
     "validate_numerical_answers",
 ]

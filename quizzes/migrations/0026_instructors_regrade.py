@@ -37,6 +37,6 @@ def revoke(apps, schema_editor):
 class Migration(migrations.Migration):
     """Instructors regrade their quizzes' answers after fixing a key, and read the trail."""
 
-    dependencies = [("quizzes", "0024_regrades")]
+    dependencies = [("quizzes", "0025_regrades")]
 
     operations = [migrations.RunPython(grant, revoke)]

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0023_instructors_edit_typed_parts'),
+        ('quizzes', '0024_search_text_more_plurals'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0025_instructors_regrade'),
+        ('quizzes', '0026_instructors_regrade'),
     ]
 
     operations = [
