@@ -96,13 +96,16 @@ def _counting(link: GradeLink) -> Attempt | None:
     return next(attempt for attempt in attempts if _ratio(attempt) == best)
 
 
-def _held(link: GradeLink, *, excluding: int | None = None) -> tuple[Decimal, int] | None:
+def _held(
+    link: GradeLink, *, excluding: int | None = None
+) -> tuple[Decimal | None, int | None] | None:
     """The grade `link`'s platform holds: the last one sent (by the time it carried: an
     attempt's finish, or a regrade's)."""
+    posts = ScorePost.objects.filter(link=link, status=ScorePost.Status.SENT)
+    if excluding is not None:
+        posts = posts.exclude(pk=excluding)
     sent = (
-        ScorePost.objects.filter(link=link, status=ScorePost.Status.SENT)
-        .exclude(pk=excluding)
-        .annotate(stamp=Coalesce("regraded_at", "attempt__finished_at"))
+        posts.annotate(stamp=Coalesce("regraded_at", "attempt__finished_at"))
         .order_by(F("stamp").desc(nulls_last=True), "-attempt_id")
         .values_list("score_given", "score_maximum")
         .first()

@@ -43,10 +43,10 @@ from .instructors.images import (
 )
 from .instructors.parts import part_formsets_of, section_prefetches, section_templates
 from .instructors.preview import QuestionPreviewMixin
+from .instructors.regrading import RegradeToolsMixin
 from .instructors.rendering import ROWS
 from .instructors.reordering import InlineRowForm
 from .instructors.tools import InstructorToolsMixin
-from .instructors.regrading import RegradeToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
 from .models import (
     AcceptedText,

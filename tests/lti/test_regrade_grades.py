@@ -41,9 +41,11 @@ def test_a_regrade_that_changes_the_grade_sends_it_once_with_the_regrades_time(
     assert [s["scoreGiven"] for s in registered.received.scores] == [2]
 
     make_second_choice_right(quiz.questions.get(position=3))
-    with tm.travel("2027-01-05 09:30:00+00:00", tick=False):
-        with django_capture_on_commit_callbacks(execute=True):
-            regrade(quiz)
+    with (
+        tm.travel("2027-01-05 09:30:00+00:00", tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        regrade(quiz)
 
     first, second = registered.received.scores
     assert (second["scoreGiven"], second["scoreMaximum"]) == (3, 3)
