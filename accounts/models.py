@@ -26,6 +26,20 @@ def validate_time_zone(value: str) -> None:
 
 
 class ProfileQuerySet(models.QuerySet):
+    def mailable(self) -> ProfileQuerySet:
+        """Active learners' profiles with their user, whose address its owner verified by
+        link (allauth's EmailAddress): never one typed in and left unverified, which may be
+        somebody else's. What a mail to learners goes to (reminders, regrades)."""
+        return (
+            self.filter(
+                user__is_active=True,
+                user__emailaddress__primary=True,
+                user__emailaddress__verified=True,
+            )
+            .exclude(user__email="")
+            .select_related("user")
+        )
+
     def looking_like(self, username: str) -> ProfileQuerySet:
         """The profiles of accounts whose names look like `username` (accounts.usernames)."""
         keys = set(skeletons(username))

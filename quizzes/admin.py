@@ -46,7 +46,6 @@ from .instructors.preview import QuestionPreviewMixin
 from .instructors.regrading import RegradeToolsMixin
 from .instructors.rendering import ROWS
 from .instructors.reordering import InlineRowForm
-from .instructors.tools import InstructorToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
 from .models import (
     AcceptedText,
@@ -294,7 +293,6 @@ class GuideAdmin(
 class QuizAdmin(
     DeletionWordsMixin,
     RegradeToolsMixin,
-    InstructorToolsMixin,
     AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
     QuestionPartsPageMixin,

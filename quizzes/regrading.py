@@ -21,7 +21,7 @@ from django.utils import timezone, translation
 from accounts.mail import send_later
 from accounts.models import Profile
 
-from .attempts.regrade import RegradePreview, regrade_apply, regrade_preview
+from .attempts.regrade import RegradePreview, regrade_apply, regrade_of, regrade_preview
 from .models import Question, Quiz, Regrade, RegradedAttempt
 from .reminders import site_origin
 
@@ -31,13 +31,7 @@ logger = logging.getLogger(__name__)
 def regrade_queue(*, preview: RegradePreview, by: Any) -> Regrade:
     """Queue `preview`'s application for the worker (after this transaction commits); the
     returned `Regrade` shows its progress."""
-    regrade = Regrade.objects.create(
-        quiz_id=preview.quiz_id,
-        question_id=preview.question_id,
-        by=by,
-        digest=preview.digest,
-        planned_answers=preview.answer_count,
-    )
+    regrade = regrade_of(preview=preview, by=by)
     transaction.on_commit(lambda: regrade_run.enqueue(regrade_id=regrade.pk))
     return regrade
 
@@ -87,17 +81,7 @@ def regrade_mail(*, regrade_id: int) -> int:
         changed[row.user_id].append(row)
     if not changed:
         return 0
-    profiles = (
-        Profile.objects.filter(
-            user_id__in=list(changed),
-            regrade_mail=True,
-            user__is_active=True,
-            user__emailaddress__primary=True,
-            user__emailaddress__verified=True,
-        )
-        .exclude(user__email="")
-        .select_related("user")
-    )
+    profiles = Profile.objects.mailable().filter(user_id__in=list(changed), regrade_mail=True)
     try:
         origin = site_origin()
     except RuntimeError:

@@ -265,6 +265,18 @@ def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
         yield items[start : start + size]
 
 
+def regrade_of(*, preview: RegradePreview, by: Any, now: datetime | None = None) -> Regrade:
+    """The `Regrade` row of `preview`, queued: who asked, when, and what it will apply."""
+    return Regrade.objects.create(
+        quiz_id=preview.quiz_id,
+        question_id=preview.question_id,
+        by=by,
+        digest=preview.digest,
+        planned_answers=preview.answer_count,
+        requested_at=now or timezone.now(),
+    )
+
+
 def regrade_apply(
     *,
     preview: RegradePreview,
@@ -280,14 +292,7 @@ def regrade_apply(
     each commits. Returns the `Regrade` (created when none is given), done."""
     now = now or timezone.now()
     if regrade is None:
-        regrade = Regrade.objects.create(
-            quiz_id=preview.quiz_id,
-            question_id=preview.question_id,
-            by=by,
-            digest=preview.digest,
-            planned_answers=preview.answer_count,
-            requested_at=now,
-        )
+        regrade = regrade_of(preview=preview, by=by, now=now)
     Regrade.objects.filter(pk=regrade.pk).update(status=Regrade.Status.RUNNING)
     done = answers_changed = attempts_changed = 0
     for attempts in _chunks(list(preview.attempts), CHUNK):

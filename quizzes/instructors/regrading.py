@@ -4,7 +4,8 @@ progress), and "Accept this answer" from the item analysis (a typed answer or a 
 an accepted one, then the preview of that question's regrade).
 
 Who may: staff who may change questions, view attempts and answers, and add a regrade
-(`can_regrade`); instructors have all four through their group (migration 0025).
+(`InstructorToolsMixin.has_regrade_permission`); instructors have all four through their
+group (migration 0026).
 """
 
 from __future__ import annotations
@@ -40,20 +41,11 @@ from ..models import (
     RegradedAttempt,
 )
 from ..regrading import regrade_queue
+from .tools import InstructorToolsMixin
 
-REGRADE_PERMISSIONS = [
-    "quizzes.change_question",
-    "quizzes.view_attempt",
-    "quizzes.view_answer",
-    "quizzes.add_regrade",
-]
 _ARABIC = re.compile("[\u0600-\u06ff]")
 # How many changed attempts the preview lists on its page (the counts are of all of them).
 PREVIEW_ROWS = 500
-
-
-def can_regrade(user) -> bool:
-    return user.has_perms(REGRADE_PERMISSIONS)
 
 
 class AcceptForm(forms.Form):
@@ -80,29 +72,20 @@ class AcceptForm(forms.Form):
             raise forms.ValidationError(str(error.message)) from None
 
 
-class RegradeToolsMixin:
-    """Mixed into the quiz admin (before InstructorToolsMixin): its regrade pages."""
+class RegradeToolsMixin(InstructorToolsMixin):
+    """The quiz admin's regrade pages, beside its other tools (routed by
+    `InstructorToolsMixin.get_urls`)."""
 
-    REGRADE_URLS = [
+    TOOL_URLS = [
         ("<path:object_id>/regrade/", "regrade_view", "regrade"),
         ("<path:object_id>/regrade/accept/", "accept_answer_view", "accept_answer"),
         ("regrades/<int:regrade_id>/", "regrade_progress_view", "regrade_progress"),
+        *InstructorToolsMixin.TOOL_URLS,
     ]
-
-    def get_urls(self):
-        from django.urls import path
-
-        view = self.admin_site.admin_view
-        name = f"{self.opts.app_label}_{self.opts.model_name}"
-        own = [
-            path(route, view(getattr(self, method)), name=f"{name}_{suffix}")
-            for route, method, suffix in self.REGRADE_URLS
-        ]
-        return [*own, *super().get_urls()]
 
     def quiz_to_regrade(self, request: HttpRequest, object_id: str) -> Quiz:
         """The quiz, or 403 before anything is looked up for those who may not regrade."""
-        if not can_regrade(request.user):
+        if not self.has_regrade_permission(request):
             raise PermissionDenied
         quiz = self.quiz_or_404(request, object_id)
         if not self.has_change_permission(request, quiz):
@@ -161,7 +144,7 @@ class RegradeToolsMixin:
     @method_decorator(require_safe)
     def regrade_progress_view(self, request: HttpRequest, regrade_id: int) -> HttpResponse:
         """A queued regrade's progress (the page reloads itself until it is done)."""
-        if not can_regrade(request.user):
+        if not self.has_regrade_permission(request):
             raise PermissionDenied
         regrade = get_object_or_404(
             Regrade.objects.select_related("quiz", "question", "by"), pk=regrade_id

@@ -46,7 +46,6 @@ from .grades import (
 )
 from .imports import GIFT, file_format, quiz_import_file
 from .item_analysis import DISCRIMINATION_THRESHOLD, item_analysis
-from .regrading import can_regrade
 
 # A GIFT file is text: 2 MB is far more than 1,000 questions. Moodle XML carries its images in
 # the file and a QTI package beside its items: up to MAX_FILE_BYTES (20 MB).
@@ -142,6 +141,17 @@ class InstructorToolsMixin:
     def results_link(self, quiz: Quiz) -> str:
         url = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_results", args=[quiz.pk])
         return format_html('<a href="{}">{}</a>', url, _("Grades"))
+
+    def has_regrade_permission(self, request) -> bool:
+        """Regrading answers after a key was fixed (quizzes/instructors/regrading.py)."""
+        return request.user.has_perms(
+            [
+                "quizzes.change_question",
+                "quizzes.view_attempt",
+                "quizzes.view_answer",
+                "quizzes.add_regrade",
+            ]
+        )
 
     def has_view_content_permission(self, request) -> bool:
         """Questions and choices, the answer key with them: a GIFT export holds all of it."""
@@ -262,7 +272,7 @@ class InstructorToolsMixin:
                 _("Item analysis: %(quiz)s") % {"quiz": quiz},
                 original=quiz,
                 analysis=analysis,
-                can_regrade=can_regrade(request.user),
+                can_regrade=self.has_regrade_permission(request),
                 threshold=DISCRIMINATION_THRESHOLD,
                 threshold_percent=round(100 * DISCRIMINATION_THRESHOLD),
             ),
