@@ -43,9 +43,9 @@ from .instructors.images import (
 )
 from .instructors.parts import part_formsets_of, section_prefetches, section_templates
 from .instructors.preview import QuestionPreviewMixin
+from .instructors.regrading import RegradeToolsMixin
 from .instructors.rendering import ROWS
 from .instructors.reordering import InlineRowForm
-from .instructors.tools import InstructorToolsMixin
 from .instructors.versioning import MovesContentVersionMixin
 from .models import (
     AcceptedText,
@@ -292,7 +292,7 @@ class GuideAdmin(
 @admin.register(Quiz)
 class QuizAdmin(
     DeletionWordsMixin,
-    InstructorToolsMixin,
+    RegradeToolsMixin,
     AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
     QuestionPartsPageMixin,

@@ -70,6 +70,9 @@ class AttemptRow(rules.AttemptFacts):
     deadline: datetime | None
     choice_order: Mapping[str, list[int]]
     question_order: tuple[int, ...]
+    # A regrade's change of the score (`AttemptFacts.shows_regrade`).
+    regraded_at: datetime | None = None
+    score_before_regrade: Decimal | None = None
 
     @classmethod
     def of(cls, attempt: Attempt) -> AttemptRow:
@@ -85,6 +88,8 @@ class AttemptRow(rules.AttemptFacts):
             deadline=attempt.deadline,
             choice_order=MappingProxyType(dict(attempt.choice_order or {})),
             question_order=tuple(attempt.question_order or ()),
+            regraded_at=attempt.regraded_at,
+            score_before_regrade=attempt.score_before_regrade,
         )
 
     @property
@@ -356,6 +361,8 @@ _ATTEMPT = [
     ("a.deadline", "deadline", _when),
     ("a.choice_order", "choice_order", _json),
     ("a.question_order", "question_order", _json),
+    ("a.regraded_at", "regraded_at", _when),
+    ("a.score_before_regrade", "score_before_regrade", _decimal(4)),
     ("q.updated_at", "version", _when),
 ]
 _ANSWER = [
@@ -480,6 +487,8 @@ def attempt_read(
         deadline=first["deadline"],
         choice_order=MappingProxyType(first["choice_order"] or {}),
         question_order=tuple(first["question_order"] or ()),
+        regraded_at=first["regraded_at"],
+        score_before_regrade=first["score_before_regrade"],
     )
     content = quiz_content_of(quiz_id=attempt.quiz_id, version=first["version"])
     answers = []
