@@ -18,8 +18,7 @@ from django.core.cache import caches
 from accounts import limits
 from bench import services
 from bench.browser import Browser
-from tests.accounts.test_limits import _concurrently
-from tests.security.limit_cases import AMOUNT, CASES, LTI_CASES, run_case
+from tests.security.limit_cases import AMOUNT, CASES, LTI_CASES, at_once, run_case
 
 pytestmark = [pytest.mark.outage, pytest.mark.usefixtures("real_servers")]
 
@@ -61,7 +60,7 @@ def test_with_redis_hung_the_limits_count_in_the_database_for_every_process(sett
             waits = [limits.hit(group="signup", key="lab", rate="3/h") for _ in range(4)]
             caches["local"].clear()  # another process has a memory of its own
             again = limits.hit(group="signup", key="lab", rate="3/h")
-            concurrent = _concurrently(
+            concurrent = at_once(
                 12, lambda n: limits.hit(group="reset", key="lab", rate="5/h")
             )
             other = limits.hit(group="signup", key="elsewhere", rate="3/h")
