@@ -60,9 +60,7 @@ def test_with_redis_hung_the_limits_count_in_the_database_for_every_process(sett
             waits = [limits.hit(group="signup", key="lab", rate="3/h") for _ in range(4)]
             caches["local"].clear()  # another process has a memory of its own
             again = limits.hit(group="signup", key="lab", rate="3/h")
-            concurrent = at_once(
-                12, lambda n: limits.hit(group="reset", key="lab", rate="5/h")
-            )
+            concurrent = at_once(12, lambda n: limits.hit(group="reset", key="lab", rate="5/h"))
             other = limits.hit(group="signup", key="elsewhere", rate="3/h")
         finally:
             os.kill(server.process.pid, signal.SIGCONT)
