@@ -113,8 +113,14 @@ def frozen_clock(time_machine):
 def _limits_reached_under_a_frozen_clock(request, monkeypatch):
     """A test that reaches a limit stops the clock (time-machine): a limit's count rolling over
     between two of its requests once made such a test pass a request it should have refused.
-    Refusing a request (accounts.limits) fails a test that has not."""
+    Refusing a request (accounts.limits) fails a test that has not. Browser tests are left
+    out: their requests run in the live server's thread, where the failure would only show as
+    a server error page, and their few requests are counted over sliding windows that a
+    boundary does not reset (accounts.limits, issue 52 N4)."""
     from accounts import limits
+
+    if request.node.get_closest_marker("e2e"):
+        return
 
     wait = limits._Window.wait
 

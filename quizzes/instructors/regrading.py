@@ -18,7 +18,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Max
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -166,6 +166,8 @@ class RegradeToolsMixin(InstructorToolsMixin):
     def accept_answer_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         """Make a common wrong answer (a short answer's text, or a number) an accepted one
         of its question, then open that question's regrade preview."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
         quiz = self.quiz_to_regrade(request, object_id)
         needed = ["quizzes.add_acceptedtext", "quizzes.add_numericalanswer"]
         if not request.user.has_perms(needed):

@@ -245,6 +245,15 @@ def test_an_answer_that_cannot_be_accepted_is_refused_and_adds_nothing(
     assert not AcceptedText.objects.exists()
 
 
+def test_accepting_an_answer_takes_only_a_post(instructor_client, regraded_quiz):
+    quiz, _amina, _bilal = regraded_quiz
+
+    response = instructor_client.get(f"/en/admin/quizzes/quiz/{quiz.pk}/regrade/accept/")
+
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    assert not AcceptedText.objects.exists()
+
+
 # --- Permissions and the trail ----------------------------------------------------------------
 
 
