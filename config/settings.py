@@ -4,8 +4,6 @@ In the manner of healthchecks.io's settings: nothing exists only in production; 
 differs from a laptop only by the environment it is given.
 """
 
-import importlib.metadata
-import ipaddress
 import os
 import tempfile
 from pathlib import Path
@@ -16,55 +14,20 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
+from config.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_minutes,
+    env_networks,
+    env_prepare_threshold,
+    package_version,
+)
 from config.languages import translated_field_label
+from config.logs import logging_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "")
-    return int(value) if value.strip() else default
-
-
-def env_float(name: str, default: float) -> float:
-    value = os.environ.get(name, "")
-    return float(value) if value.strip() else default
-
-
-def env_prepare_threshold() -> int | None:
-    """DB_PREPARE_THRESHOLD: uses of a statement on a connection before it is prepared (psycopg's
-    prepare_threshold, default 5); "off" prepares none."""
-    value = os.environ.get("DB_PREPARE_THRESHOLD", "").strip()
-    if value.lower() == "off":
-        return None
-    return int(value) if value else 5
-
-
-def env_list(name: str, default: list[str]) -> list[str]:
-    value = os.environ.get(name, "")
-    return [item.strip() for item in value.split(",") if item.strip()] or default
-
-
-def env_networks(name: str, default: list[str]) -> list[str]:
-    """Comma-separated addresses or CIDR networks; `none` for none."""
-    networks = env_list(name, default)
-    if [network.lower() for network in networks] == ["none"]:
-        return []
-    for network in networks:
-        try:
-            ipaddress.ip_network(network, strict=False)
-        except ValueError:
-            raise ImproperlyConfigured(
-                f"{name}: {network!r} is not an address or a network such as 10.0.0.0/8."
-            ) from None
-    return networks
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -217,13 +180,6 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-
-
-def package_version() -> str:
-    try:
-        return importlib.metadata.version("daleel")
-    except importlib.metadata.PackageNotFoundError:  # run from a folder never installed
-        return "dev"
 
 
 # The release this process runs: the cache keys carry it, so a deploy never reads what the
@@ -602,12 +558,6 @@ AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_key"
 REVIEW_FUZZING = env_bool("REVIEW_FUZZING", True)
 
 
-def env_minutes(name: str, default: list[str]) -> list[int]:
-    """Comma-separated minutes; `none` for none."""
-    values = env_list(name, default)
-    return [] if [value.lower() for value in values] == ["none"] else [int(v) for v in values]
-
-
 # FSRS's learning steps (a first miss) and relearning steps (a miss of a card in review), in
 # minutes: a missed question comes back within the session before whole-day intervals.
 REVIEW_LEARNING_STEPS_MINUTES = env_minutes("REVIEW_LEARNING_STEPS_MINUTES", ["1", "10"])
@@ -621,38 +571,7 @@ LOG_FORMAT = os.environ.get("LOG_FORMAT", "").strip().lower() or "text"
 if LOG_FORMAT not in {"text", "json"}:
     raise ImproperlyConfigured("LOG_FORMAT is 'text' (the default) or 'json'.")
 JSON_LOGS = LOG_FORMAT == "json"
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {
-        "database_outage": {"()": "config.outages.DatabaseOutageLogFilter"},
-        "request_id": {"()": "config.logs.RequestIdFilter"},
-        "one_line_per_task": {"()": "config.logs.OneLinePerTask"},
-    },
-    "formatters": {"json": {"()": "config.logs.JsonFormatter"}},
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            **(
-                {"formatter": "json", "filters": ["request_id", "one_line_per_task"]}
-                if JSON_LOGS
-                else {}
-            ),
-        }
-    },
-    "loggers": {
-        # While PostgreSQL is down every request fails alike: one traceback a minute, not one
-        # per request (config/outages.py).
-        "django.request": {"filters": ["database_outage"]},
-        # The line per request and per task: written with LOG_FORMAT=json only.
-        "daleel.requests": {"level": "INFO" if JSON_LOGS else "WARNING"},
-        "daleel.tasks": {"level": "INFO" if JSON_LOGS else "WARNING"},
-        # The worker's "Task id=… state=…" lines, once: with DEBUG on, Django's own logging
-        # gives the "django" logger a console of its own, which would print them again.
-        "django.tasks": {"handlers": ["console"], "propagate": False},
-    },
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-}
+LOGGING = logging_settings(json_logs=JSON_LOGS, level=os.environ.get("LOG_LEVEL", "WARNING"))
 
 # Metrics for Prometheus at /metrics (config/metrics.py), off unless METRICS_ENABLED; then
 # only to a request bearing METRICS_TOKEN or from METRICS_ALLOWED_ADDRESSES (the site refuses
