@@ -10,15 +10,28 @@ from __future__ import annotations
 
 import email.policy
 import logging
+from email.utils import parseaddr
 
+from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.core.mail.backends import console
 from django.tasks import task
 from django.template import TemplateDoesNotExist
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import gettext
 
 logger = logging.getLogger(__name__)
+
+
+def sender() -> str:
+    """Who a mail is from, in the active language: DEFAULT_FROM_EMAIL, its name «دليل» in an
+    Arabic mail when it is the product's own ("Daleel", the default); an operator's own name
+    is kept as written."""
+    name, address = parseaddr(settings.DEFAULT_FROM_EMAIL)
+    if name != "Daleel" or not address:
+        return settings.DEFAULT_FROM_EMAIL
+    return f"{gettext('Daleel')} <{address}>"
 
 
 @task
@@ -29,16 +42,25 @@ def deliver(
     to: list[str],
     html: str | None = None,
     headers: dict[str, str] | None = None,
+    from_email: str | None = None,
 ) -> None:
     """Send one mail, plain text with an optional HTML alternative (the worker runs it; a
     failure is the task's, logged there)."""
-    _send(subject=subject, body=body, to=to, html=html, headers=headers)
+    _send(subject=subject, body=body, to=to, html=html, headers=headers, from_email=from_email)
 
 
 def _send(
-    *, subject: str, body: str, to: list[str], html: str | None, headers: dict[str, str] | None
+    *,
+    subject: str,
+    body: str,
+    to: list[str],
+    html: str | None,
+    headers: dict[str, str] | None,
+    from_email: str | None = None,
 ) -> None:
-    message = EmailMultiAlternatives(subject, body, to=to, headers=headers or {})
+    message = EmailMultiAlternatives(
+        subject, body, from_email=from_email, to=to, headers=headers or {}
+    )
     if html is not None:
         message.attach_alternative(html, "text/html")
     message.send()
@@ -85,7 +107,8 @@ def deliver_template(
             html = render_to_string(f"{template_prefix}_message.html", data)
         except TemplateDoesNotExist:
             html = None
-    _send(subject=subject, body=body, to=[to], html=html, headers=None)
+        from_email = sender()
+    _send(subject=subject, body=body, to=[to], html=html, headers=None, from_email=from_email)
 
 
 def send_template_later(**mail) -> None:
@@ -101,10 +124,22 @@ def send_later(
     to: list[str],
     html: str | None = None,
     headers: dict[str, str] | None = None,
+    language: str | None = None,
 ) -> None:
-    """Queue a mail for the worker. A queue that cannot take it (its database is down) loses
-    this mail, logged, and fails nothing else: the page that sent it still answers."""
-    enqueue_or_log(deliver, subject=subject, body=body, to=to, html=html, headers=headers)
+    """Queue a mail for the worker, from the product's name in `language` (the active one's
+    by default: sender()). A queue that cannot take it (its database is down) loses this mail,
+    logged, and fails nothing else: the page that sent it still answers."""
+    with translation.override(language or translation.get_language()):
+        from_email = sender()
+    enqueue_or_log(
+        deliver,
+        subject=subject,
+        body=body,
+        to=to,
+        html=html,
+        headers=headers,
+        from_email=from_email,
+    )
 
 
 def enqueue_or_log(task, **mail) -> None:

@@ -16,6 +16,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
+from config.languages import translated_field_label
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -434,6 +436,8 @@ TIME_ZONE = "UTC"
 
 MODELTRANSLATION_DEFAULT_LANGUAGE = "en"
 MODELTRANSLATION_FALLBACK_LANGUAGES = {"default": ("en",), "en": ("ar",)}
+# «العنوان (بالعربية)», not «العنوان [ar]» (config/languages.py).
+MODELTRANSLATION_BUILD_LOCALIZED_VERBOSE_NAME = translated_field_label
 
 # What one request may send. A quiz's page posts every question with its parts: a question
 # about 15 fields, a choice 12, each file input left empty counted as a field (a part without a

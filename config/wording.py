@@ -150,6 +150,16 @@ ALLAUTH = (
     gettext_noop("Security key removed."),
 )
 
+# Django's password rules and their errors, on sign-up, password change and reset.
+PASSWORDS = (
+    gettext_noop("Your password can’t be too similar to your other personal information."),
+    gettext_noop("Your password can’t be a commonly used password."),
+    gettext_noop("Your password can’t be entirely numeric."),
+    gettext_noop("The password is too similar to the %(verbose_name)s."),
+    gettext_noop("This password is too common."),
+    gettext_noop("This password is entirely numeric."),
+)
+
 ADMIN = (
     gettext_noop("Delete selected %(verbose_name_plural)s"),
     gettext_noop("Successfully deleted %(count)d %(items)s."),
@@ -225,6 +235,12 @@ ADMIN = (
     ),
     gettext_noop("Pagination %(name)s entries"),
     gettext_noop("Logout"),
+    # The list's filter heading (Django's Arabic: «مرشّح»), the history page.
+    gettext_noop("Filter"),
+    gettext_noop("Change history: %s"),
+    gettext_noop(
+        "This object doesn’t have a change history. It probably wasn’t added via this admin site."
+    ),
     # The admin's user page (django.contrib.auth).
     gettext_noop(
         "Whether the user will be able to authenticate using a password or not. If disabled, "
@@ -267,4 +283,14 @@ def _plurals(n: int) -> tuple[str, ...]:
         ngettext("%(total_count)s selected", "All %(total_count)s selected", n),
         ngettext("%(counter)s result", "%(counter)s results", n),
         ngettext("…and %(count)d more object.", "…and %(count)d more objects.", n),
+        ngettext(
+            "Your password must contain at least %(min_length)d character.",
+            "Your password must contain at least %(min_length)d characters.",
+            n,
+        ),
+        ngettext(
+            "This password is too short. It must contain at least %d character.",
+            "This password is too short. It must contain at least %d characters.",
+            n,
+        ),
     )

@@ -14,13 +14,13 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext_lazy
 from modeltranslation.admin import TranslationAdmin, TranslationStackedInline
 
 from config.uploads import limits as upload_limits
 
 from .instructors import exports
-from .instructors.deletion import KeepsLastQuestionOfPublishedQuizMixin
+from .instructors.deletion import DeletionWordsMixin, KeepsLastQuestionOfPublishedQuizMixin
 from .instructors.duplication import quiz_duplicate
 from .instructors.forms import (
     AcceptedTextInlineFormSet,
@@ -278,7 +278,10 @@ class QuizOverrideInline(admin.StackedInline):
 
 
 @admin.register(Guide)
-class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin):
+class GuideAdmin(
+    DeletionWordsMixin, MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmin
+):
+    delete_selected_description = _("Delete selected guides")
     list_display = ["title", "url"]
     search_fields = ["title_en", "title_ar", "url"]
     prepopulated_fields = {"slug": ["title_en"]}
@@ -288,6 +291,7 @@ class GuideAdmin(MovesContentVersionMixin, BilingualFieldsMixin, TranslationAdmi
 
 @admin.register(Quiz)
 class QuizAdmin(
+    DeletionWordsMixin,
     InstructorToolsMixin,
     AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
@@ -297,6 +301,7 @@ class QuizAdmin(
     TranslationAdmin,
 ):
     form = QuizForm
+    delete_selected_description = _("Delete selected quizzes")
     # Fits a 1280-pixel screen beside the admin's sidebars: the guide with the quiz's place in
     # it in one column, difficulty and mode left to the filters, the Grades link first for
     # those who may see grades (quizzes.instructors.tools); the title opens the quiz.
@@ -347,11 +352,14 @@ class QuizAdmin(
     # Instructor tools (quizzes.instructors.tools): links on the list and on each quiz's page.
     change_list_template = "admin/quizzes/quiz/change_list.html"
     change_form_template = "admin/quizzes/quiz/change_form.html"
-    actions = ["export_gift", "export_attempts_csv", "duplicate"]
+    actions = ["export_gift", "export_moodle", "export_qti", "export_attempts_csv", "duplicate"]
 
-    @admin.display(description=_("guide"), ordering="guide__title")
+    @admin.display(description=pgettext_lazy("a quiz's field", "guide"), ordering="guide__title")
     def in_guide(self, quiz: Quiz):
-        # "Guide title · 3": the quiz's place among the guide's quizzes.
+        # "Guide title · 3": the quiz's place among the guide's quizzes, when it was given one
+        # (0 is none: the guide lists it by title).
+        if not quiz.guide_position:
+            return str(quiz.guide)
         return format_html("{} · {}", quiz.guide, quiz.guide_position)
 
     @admin.display(description=_("questions"), ordering="question_count")
@@ -387,6 +395,18 @@ class QuizAdmin(
     @admin.action(description=_("Export selected quizzes as GIFT"), permissions=["view_content"])
     def export_gift(self, request, queryset):
         return exports.gift_download(queryset.order_by("slug"), request=request)
+
+    @admin.action(
+        description=_("Export selected quizzes as Moodle XML"), permissions=["exchange_export"]
+    )
+    def export_moodle(self, request, queryset):
+        return exports.exchange_download(queryset.order_by("slug"), "moodle")
+
+    @admin.action(
+        description=_("Export selected quizzes as a QTI package"), permissions=["exchange_export"]
+    )
+    def export_qti(self, request, queryset):
+        return exports.exchange_download(queryset.order_by("slug"), "qti")
 
     def has_duplicate_permission(self, request) -> bool:
         """A copy adds a quiz with its questions and every part of them."""
@@ -426,6 +446,7 @@ class QuizAdmin(
 @admin.register(Question)
 class QuestionAdmin(
     KeepsLastQuestionOfPublishedQuizMixin,
+    DeletionWordsMixin,
     QuestionPreviewMixin,
     AsksForImagesAgainMixin,
     RemovesImageFilesMixin,
@@ -436,7 +457,9 @@ class QuestionAdmin(
     TranslationAdmin,
 ):
     form = QuestionForm
-    list_display = ["__str__", "prompt", "kind", "quiz", "position"]
+    delete_selected_description = _("Delete selected questions")
+    # A question's name holds its number and its prompt (Question.__str__).
+    list_display = ["__str__", "kind", "quiz", "position"]
     list_filter = ["quiz", "kind"]
     list_select_related = ["quiz"]
     search_fields = ["prompt_en", "prompt_ar", "quiz__title_en", "quiz__slug"]

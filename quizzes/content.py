@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from types import MappingProxyType
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -63,6 +64,19 @@ LANGUAGE_CODES = tuple(code for code, _name in settings.LANGUAGES)
 
 def _active_language() -> str:
     return (get_language() or settings.LANGUAGE_CODE).split("-")[0]
+
+
+def right_answers_in_language(texts: Iterable[Any]) -> list[str]:
+    """The accepted answers worth the whole mark (rows with `text_en`, `text_ar` and
+    `fraction`), as a page in the active language lists them as the right answer: those
+    written in its language, and English ones only when none is (a question not translated
+    yet). An Arabic page does not list «… · the optimizer states»."""
+    whole = [text for text in texts if text.fraction == 1]
+    for code in dict.fromkeys((_active_language(), settings.LANGUAGE_CODE, *LANGUAGE_CODES)):
+        written = [getattr(text, f"text_{code}", "") for text in whole]
+        if any(written):
+            return [text for text in written if text]
+    return []
 
 
 def _in_language(obj: object, name: str) -> str:
@@ -370,8 +384,9 @@ class QuestionData:
 
     @property
     def accepted_texts_now(self) -> list[str]:
-        """A short-answer question's answers worth the whole mark as the key stands now."""
-        return [text.text for text in self.texts if text.fraction == 1]
+        """A short-answer question's answers worth the whole mark as the key stands now, in
+        the page's language (right_answers_in_language)."""
+        return right_answers_in_language(self.texts)
 
     @property
     def accepted_numbers_now(self) -> list[str]:

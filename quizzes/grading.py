@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
 
 from .content import AcceptedNumber, ChoiceData, ItemData, PairData, QuestionData
 from .models import SHORT_ANSWER_MAX_LENGTH, TYPED_KINDS, Question
@@ -478,7 +479,9 @@ def _grade_typed(question: QuestionData, response: Response) -> tuple[Grade, dic
     return grade_order(question, order), {"arrangement": order}
 
 
-SHORT_ANSWER_TOO_LONG = _("Type at most %(count)d characters.")
+SHORT_ANSWER_TOO_LONG = ngettext_lazy(
+    "Type at most %(count)d character.", "Type at most %(count)d characters.", "count"
+)
 
 
 def read_typed(

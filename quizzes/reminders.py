@@ -100,6 +100,7 @@ def _mail(profile: Profile, *, due: int, origin: str) -> None:
         body=body,
         html=html,
         to=[profile.user.email],
+        language=language,
         headers={
             # RFC 2369 and RFC 8058: the mail client's own "Unsubscribe", in one click.
             "List-Unsubscribe": f"<{unsubscribe_url}>",

@@ -20,6 +20,12 @@ parser, stop words and Snowball stemmers make other tokens than these (its Arabi
 «والمعاملات» as «والمعاملا», with the و and the article), and SQLite has nothing like it, so the
 two databases would find different quizzes for one query. The stems are made here, once, and
 both databases match the same tokens.
+
+Broken plurals are a table grown from our own texts, not a package's: Snowball's Arabic stemmer
+(snowballstemmer, which we pin for English) is a light stemmer that leaves «أسباب» and «مراحل»
+as they are; NLTK's ISRI stemmer reduces words to their roots, so «المعاملات», «عملية» and
+«عامل» would all find each other; the dictionary-based lemmatizers (qalsadi, CAMeL Tools) bring
+a morphological database, and CAMeL Tools downloads its data at run time.
 """
 
 from __future__ import annotations
@@ -79,7 +85,54 @@ _BROKEN_PLURALS = {
     "حدود": "حد",  # حد
     "عوامل": "عامل",  # عامل
     "موارد": "مورد",  # مورد
+    # Grown from the seed quizzes' own words, and the words a learner puts around them.
+    "اسباب": "سبب",  # أسباب، سبب
+    "اجزاء": "جزء",  # أجزاء، جزء
+    "ارقام": "رقم",  # أرقام، رقم
+    "اضعاف": "ضعف",  # أضعاف، ضعف
+    "اعداد": "عدد",  # أعداد، عدد
+    "انواع": "نوع",  # أنواع، نوع
+    "اخطاء": "خطا",  # أخطاء، خطأ
+    "ادو": "ادا",  # أدوات، أداة
+    "نتايج": "نتيج",  # نتائج، نتيجة
+    "مواضع": "موضع",  # مواضع، موضع
+    "طرق": "طريق",  # طرق، طريقة
+    "امثل": "مثال",  # أمثلة، مثال
+    "دوال": "دال",  # دوال، دالة
+    "احجام": "حجم",  # أحجام، حجم
+    "خوادم": "خادم",  # خوادم، خادم
+    "مصادر": "مصدر",  # مصادر، مصدر
+    "معايير": "معيار",  # معايير، معيار
 }
+# Words a learner puts around what they look for, «أسئلة عن التجزئة», "ZeRO quizzes": by their
+# stems, left out of a query (never out of what is searched). A query of these alone is kept.
+_STOP_STEMS = frozenset(
+    {
+        # اختبار، اختبارات، سؤال، أسئلة؛ عن، في، حول، من، إلى، على، مع
+        "اختبار",
+        "سوال",
+        "عن",
+        "في",
+        "حول",
+        "من",
+        "الي",
+        "علي",
+        "مع",
+        # quiz, quizzes, question(s), test(s); about, on, in, of, for, the, a, an
+        "quiz",
+        "quizz",  # Snowball's stem of "quizzes"
+        "question",
+        "test",
+        "about",
+        "on",
+        "in",
+        "of",
+        "for",
+        "the",
+        "a",
+        "an",
+    }
+)
 # British spellings folded to the American ones the Snowball stemmer conflates.
 _BRITISH = re.compile(r"(?<=[a-z]{3})is(e|es|ed|er|ers|ing|ation|ations)$")
 _SEPARATOR = "|"
@@ -142,11 +195,14 @@ def _tokens(text: str) -> list[str]:
 
 
 def search_words(query: str) -> list[str]:
-    """The distinct stems of a learner's query, at most MAX_WORDS of them; a query with
+    """The distinct stems of a learner's query, at most MAX_WORDS of them, without the words
+    put around what is looked for (`_STOP_STEMS`: «اختبارات ZeRO» is ZeRO); a query with
     nothing but punctuation is one word that matches nothing (no token holds "_")."""
     stems = dict.fromkeys(search_stem(word) for word in _WORDS.findall(search_normalise(query)))
     if not stems and query.strip():
         return ["_"]
+    # «أسئلة عن التجزئة» looks for «التجزئة»; «أسئلة» alone looks for itself.
+    stems = dict.fromkeys(stem for stem in stems if stem not in _STOP_STEMS) or stems
     return list(stems)[:MAX_WORDS]
 
 
@@ -158,6 +214,19 @@ def search_token(word: str) -> str:
 def search_title_end() -> str:
     """Where a quiz's title tokens end in `search_text`."""
     return f" {_SEPARATOR} "
+
+
+def search_text_restem(apps: Any, schema_editor: Any) -> None:
+    """A data migration's step: every quiz's search text made again with the stems as they are
+    now (a change to the stemming or the plurals' table ships with one)."""
+    quiz_model = apps.get_model("quizzes", "Quiz")
+    changed = []
+    for quiz in quiz_model.objects.iterator(chunk_size=2000):
+        text = search_text_for(quiz)
+        if text != quiz.search_text:
+            quiz.search_text = text
+            changed.append(quiz)
+    quiz_model.objects.bulk_update(changed, ["search_text"], batch_size=500)
 
 
 def search_text_for(quiz: object) -> str:

@@ -263,6 +263,12 @@ def _parser_for(lang: str) -> MarkdownIt:
     return _parser(lang)
 
 
+def markdown_syntax() -> MarkdownIt:
+    """A parser of the Markdown `render_markdown` reads, with its rules and limits, for code
+    that renders it otherwise (the QTI export's XHTML replaces its render rules)."""
+    return _parser("en")
+
+
 def render_markdown(text: str, *, lang: str) -> SafeString:
     """`text` (Markdown) as sanitised HTML, labelled for a page in `lang`."""
     if not text:

@@ -3,9 +3,11 @@ mail against them. Used by tests/i18n/test_arabic_wording.py (allauth's pages, t
 mail, through the test client) and tests/e2e/test_arabic_wording.py (every page type of the
 accessibility sweep, in a browser).
 
-Two kinds of check:
+Three kinds of check:
 - the visible text (and the `value` of buttons) holds none of FORBIDDEN: words that came from
   the libraries' catalogues or from our own older wording;
+- the markup holds none of FORBIDDEN_MARKUP: a form wrong in one place only («لماذا؟» as the
+  explanation's heading);
 - a control (a button, a link drawn as a button, a navigation or admin tool link) does not start
   with an imperative: controls are verbal nouns («تسجيل الدخول»، «حفظ»), as the shared style
   guide and docs/arabic-glossary.md say; instructions in sentences stay imperatives.
@@ -50,11 +52,27 @@ FORBIDDEN: list[tuple[str, str]] = [
     ("من الإجابات صحيحة", "a partial score is a share of the mark («من الدرجة»)"),
     (r"بتوقيت \(?[+\-−]?\d", "a zone is said by its place, not its offset"),
     (r"\((?:بتوقيت|[+\-−]\d\d)", "a zone in brackets, drawn backwards"),
+    # Issue 53.
+    ("مطابِق", "a coined word: a prompt is «البند», a pick «اختيارك», the key «الإجابة الصحيحة»"),
+    (r"\[(?:ar|en)\]", "a translated field is labelled «(بالعربية)» / «(بالإنجليزية)»"),
+    ("إسرائيل", "Jerusalem's zone is named by its city alone"),
+    ("في مكانه", "an item of the longest run in order is «في تسلسله الصحيح», not in its place"),
+    ("جداً", "tanwin on the alef: «جدًا»"),
+    ("ينقصه ترجمة", "«ترجمة» is feminine: «تنقصه»"),
+    (r"تُحقِّق من", "a passive that reads as 'you verify': «تحقّقنا من»"),
     (
         r"\b(?:Run|Remove|Select an option|Authenticators?|Pagination|Filter by|Search \w+|"
         r"PREVIEW|Preview as a learner|Axes|Task Results?|Tasks Database Backend|created at|"
         r"last used at)\b",
         "a library's English left in an Arabic page",
+    ),
+]
+
+# Forms that are right in a sentence and wrong in one place of a page: looked for in its markup.
+FORBIDDEN_MARKUP: list[tuple[str, str]] = [
+    (
+        r'class="explanation__title"[^>]*>\s*لماذا؟',
+        "the explanation's heading is «الشرح» (a prompt may well ask «لماذا؟»)",
     ),
 ]
 
@@ -239,4 +257,9 @@ def problems(html: str) -> list[str]:
     imperatives = [
         f"control {c!r} starts with an imperative" for c in imperative_controls(controls)
     ]
-    return forbidden_in_text(text) + imperatives + english_left(html)
+    markup = [
+        f"{match.group(0)!r} ({why})"
+        for pattern, why in FORBIDDEN_MARKUP
+        for match in re.finditer(pattern, html)
+    ]
+    return forbidden_in_text(text) + imperatives + markup + english_left(html)

@@ -115,6 +115,14 @@ PINNED = {
         "allauth",
         "ccea8487c5364ddf1b673f89b2582014bdd33bc76255a5db575dc40e95a7027f",
     ),
+    "account/email_change.html": (
+        "allauth",
+        "da346e22f260a150825aedc9a4078eea2913e0ba2d778f198086cd489d253b0a",
+    ),
+    "account/email_confirm.html": (
+        "allauth",
+        "1492773a7f581d12eecfe70f97883f9b6400b98498a84438e008147ae4cf6214",
+    ),
     "account/email.html": (
         "allauth",
         "b828763e520b3a1241e815b6608bb8a2438758a699cdc66ee9619713597f9157",
@@ -170,6 +178,10 @@ PINNED = {
     "allauth/elements/button.html": (
         "allauth",
         "4261ec646c26be91f4ec20130c5e9bf2889a39e760dfca6287dfee12606e9cd4",
+    ),
+    "allauth/elements/field.html": (
+        "allauth",
+        "e3a64f1e4ca35d95cb69d7b28adac00fffbdb82684c88b68748e2455515af1a0",
     ),
     "allauth/elements/fields.html": (
         "allauth",

@@ -15,8 +15,6 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import get_language
-
 from ..content import (
     AcceptedNumber,
     AcceptedTextData,
@@ -24,6 +22,7 @@ from ..content import (
     ItemData,
     PairData,
     QuestionData,
+    right_answers_in_language,
 )
 from ..grading import Key, longest_in_order
 from ..models import Question
@@ -161,13 +160,8 @@ class RecordedAnswer:
     @property
     def accepted_texts(self) -> list[str]:
         """A short-answer question's accepted answers worth the whole mark when the learner
-        answered, in the page's language (English where it has none)."""
-        english = (get_language() or "en").split("-")[0] != "ar"
-        return [
-            (text.text_en if english or not text.text_ar else text.text_ar)
-            for text in self.key.texts
-            if text.fraction == FULL_MARK
-        ]
+        answered, in the page's language (content.right_answers_in_language)."""
+        return right_answers_in_language(self.key.texts)
 
     def text_matched(self) -> AcceptedTextData | None:
         """The accepted answer a short answer matched best when it was answered (for its

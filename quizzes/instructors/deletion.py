@@ -1,4 +1,6 @@
-"""The questions' admin keeps a published quiz answerable: its last question is not deleted.
+"""Deleting content in the admin: the questions' admin keeps a published quiz answerable
+(its last question is not deleted), and the content's delete pages and actions are worded as
+the rest of their page.
 
 The quiz's own page refuses to save a published quiz without questions
 (`QuestionInlineFormSet`); deleting its last question from the questions' list or page would
@@ -10,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from django.apps import apps
 from django.contrib import messages
 from django.contrib.admin import ActionLocation
 from django.contrib.admin.utils import unquote
@@ -72,3 +75,34 @@ class KeepsLastQuestionOfPublishedQuizMixin:
 
             actions["delete_selected"] = dataclasses.replace(action, func=delete_selected)
         return actions
+
+
+class DeletionWordsMixin:
+    """For the content's admins: the list's delete action in the model's own words, as the
+    other actions are («حذف الاختبارات المحدَّدة», not the admin's «حذف المحدَّد من
+    الاختبارات»); and, on a delete page the account may not complete, the kinds of rows it
+    may not delete named in the plural («المحاولات», not «محاولة»)."""
+
+    # The action's description, such as _("Delete selected quizzes").
+    delete_selected_description = ""
+
+    def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
+        actions = super().get_actions(request, action_location)  # type: ignore[misc]
+        action = actions.get("delete_selected")
+        if action is not None and self.delete_selected_description:
+            actions["delete_selected"] = dataclasses.replace(
+                action,
+                description=self.delete_selected_description,
+                plural_description=self.delete_selected_description,
+            )
+        return actions
+
+    def get_deleted_objects(self, objs, request):
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(  # type: ignore[misc]
+            objs, request
+        )
+        plurals = {
+            str(model._meta.verbose_name): model._meta.verbose_name_plural
+            for model in apps.get_models()
+        }
+        return deleted, counts, {plurals.get(str(name), name) for name in perms_needed}, protected

@@ -1,4 +1,5 @@
-"""Quizzes out of the site: as GIFT (content) and as CSV (learners' attempts and answers)."""
+"""Quizzes out of the site: as GIFT, Moodle XML and QTI 2.1 (content) and as CSV (learners'
+attempts and answers)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ from ..models import (
     Question,
     Quiz,
 )
+from .exchange.dump import quiz_part
+from .exchange.moodle_write import write_moodle
+from .exchange.qti_write import write_qti
 from .gift.format import (
     Bilingual,
     GiftChoice,
@@ -177,6 +181,44 @@ def gift_download(quizzes: Iterable[Quiz], *, request: HttpRequest | None = None
             archive.writestr(gift_filename(quiz), quiz_to_gift(quiz, origin=origin))
     response = HttpResponse(buffer.getvalue(), content_type="application/zip")
     response["Content-Disposition"] = 'attachment; filename="quizzes-gift.zip"'
+    return response
+
+
+# --- Moodle XML and QTI ----------------------------------------------------------------------
+
+# Each format: its file's extension, its content type, and its writer.
+EXCHANGE_FORMATS = {
+    "moodle": ("moodle.xml", "application/xml"),
+    "qti": ("qti.zip", "application/zip"),
+}
+
+
+def quiz_export(quizzes: Iterable[Quiz], export_format: str) -> tuple[bytes, list[str]]:
+    """`quizzes` as one Moodle XML file (a category each) or one QTI 2.1 package (a test
+    each), with every kind, both languages and the images in the file; and what the format
+    could not say."""
+    quizzes = list(quizzes)
+    parts = [quiz_part(quiz) for quiz in quizzes]
+    if export_format == "moodle":
+        slugs = ", ".join(quiz.slug for quiz in quizzes)
+        comment = f"Daleel quiz: {slugs}. Import with: python manage.py import_quiz FILE"
+        return write_moodle(parts, comment=comment)
+    identifier = "-".join(quiz.slug for quiz in quizzes)
+    return write_qti(parts, identifier=f"daleel-{identifier}")
+
+
+def exchange_filename(quizzes: list[Quiz], export_format: str) -> str:
+    extension = EXCHANGE_FORMATS[export_format][0]
+    stem = quizzes[0].slug if len(quizzes) == 1 else "quizzes"
+    return f"{stem}.{extension}"
+
+
+def exchange_download(quizzes: Iterable[Quiz], export_format: str) -> HttpResponse:
+    quizzes = list(quizzes)
+    data, _notes = quiz_export(quizzes, export_format)
+    response = HttpResponse(data, content_type=EXCHANGE_FORMATS[export_format][1])
+    filename = exchange_filename(quizzes, export_format)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
 

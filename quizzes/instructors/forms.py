@@ -23,6 +23,7 @@ from ..models import (
     QuizOverride,
     equal_weights,
     parts_problems,
+    shadowed_texts,
     validate_choice_set,
     validate_numerical_answers,
 )
@@ -230,9 +231,18 @@ class KindPartsInlineFormSet(PartsFormSetMixin, ReorderableInlineFormSet):
         if kind != self.kind and not forms:
             return
         rows = [form.instance for form in forms]
-        for form, place in _places(forms).items():
+        places = _places(forms)
+        for form, place in places.items():
             form.instance.position = form.cleaned_data.get("position") or place
         parts_problems(kind, **{self.rows_name: rows})
+        if kind == Question.Kind.SHORT:
+            # An accepted answer another one always outweighs (short_answers.py's folding).
+            texts = sorted(
+                (places[form], t.text_en or "", t.text_ar or "", t.fraction, t.exact)
+                for form, t in zip(forms, rows, strict=True)
+            )
+            if problems := shadowed_texts(texts):
+                raise ValidationError([message for _number, message in problems])
 
 
 class AcceptedTextInlineFormSet(KindPartsInlineFormSet):

@@ -1,10 +1,13 @@
-"""Import a GIFT file into a quiz: all of it in one transaction, or nothing.
+"""Import a file into quizzes: all of it in one transaction, or nothing.
 
-Shared by the `import_quiz` command and the admin's upload page.
+`quiz_import_file` is the door every format comes through (the `import_quiz` command and the
+admin's upload page): GIFT (`quiz_import_gift`, below), Moodle XML and QTI packages
+(`exchange/`), told apart by the file's content.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +32,11 @@ from ..models import (
     validate_choice_set,
     validate_numerical_answers,
 )
+from .exchange.content import GIFT, MOODLE, QTI, Document, ExchangeError, Note
+from .exchange.moodle import read_moodle
+from .exchange.qti_read import read_qti
+from .exchange.safety import MAX_FILE_BYTES, ZIP_MAGIC
+from .exchange.store import FileImport, QuizImport, document_store
 from .gift.format import (
     TITLE_MAX_LENGTH,
     Bilingual,
@@ -328,3 +336,110 @@ def _pairs(question: Question | None, parsed: GiftQuestion) -> list[MatchPair]:
         )
         for position, pair in enumerate(parsed.pairs, start=1)
     ]
+
+
+# --- The door: every format ----------------------------------------------------------------
+
+# The import's formats, told apart by the file's content: a zip is a QTI package; XML whose
+# root is <quiz> is Moodle XML, <questestinterop> (QTI 1.2) or <assessmentItem> and
+# <assessmentTest> (QTI 2) a bare QTI file; anything else is GIFT text.
+_XML_ROOT = re.compile(rb"<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)")
+_QTI_ROOTS = {b"questestinterop", b"assessmentItem", b"assessmentTest", b"manifest"}
+
+
+def file_format(data: bytes) -> str:
+    """GIFT, MOODLE or QTI, from what the file holds (its name plays no part)."""
+    if data.startswith(ZIP_MAGIC):
+        return QTI
+    head = data[:8192].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"<"):
+        return GIFT
+    body = re.sub(rb"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>\[]*(\[.*?\])?\s*>", b"", head, flags=re.S)
+    root = _XML_ROOT.search(body)
+    name = root.group(2) if root else b""
+    if name == b"quiz":
+        return MOODLE
+    if name in _QTI_ROOTS:
+        return QTI
+    return MOODLE if head.startswith(b"<?xml") else GIFT
+
+
+def read_document(data: bytes, *, file_kind: str | None = None) -> Document:
+    """A Moodle XML or QTI file read and checked, nothing written (the dry run stops here)."""
+    file_kind = file_kind or file_format(data)
+    if len(data) > MAX_FILE_BYTES:
+        raise ExchangeError(
+            [
+                Note(
+                    0,
+                    _("The file is larger than %(size)d MB.") % {"size": MAX_FILE_BYTES // 2**20},
+                )
+            ]
+        )
+    if file_kind == MOODLE:
+        document = read_moodle(data, max_questions=MAX_QUESTIONS_PER_FILE)
+    else:
+        document = read_qti(data, max_questions=MAX_QUESTIONS_PER_FILE)
+    if document.errors:
+        raise ExchangeError(document.errors, document.notes)
+    return document
+
+
+def gift_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ExchangeError([Note(0, _("The file is not UTF-8 text: save it as UTF-8."))]) from None
+
+
+def quiz_import_file(
+    *,
+    data: bytes,
+    filename: str = "",
+    quiz_slug: str | None = None,
+    guide: Guide | None = None,
+    without_ordering: bool = False,
+) -> FileImport:
+    """Import a file in any format the site reads (`file_format`): GIFT, Moodle XML, or a QTI
+    package. Raises ExchangeError, writing nothing, if the file has any error (or holds
+    ordering questions, `without_ordering`: for someone who may not add them)."""
+    file_kind = file_format(data)
+    if file_kind == GIFT:
+        try:
+            result = quiz_import_gift(
+                text=gift_text(data), filename=filename, quiz_slug=quiz_slug, guide=guide
+            )
+        except GiftImportError as error:
+            notes = error.document.skipped + error.document.warnings if error.document else []
+            raise ExchangeError(error.problems, sorted(notes, key=lambda n: n.line)) from None
+        return FileImport(
+            format=GIFT,
+            quizzes=[
+                QuizImport(quiz=result.quiz, created=result.created, questions=result.questions)
+            ],
+            notes=result.notes,
+            placeholder_guide=result.placeholder_guide,
+        )
+    document = read_document(data, file_kind=file_kind)
+    if without_ordering and any(q.kind == "ordering" for q in document.questions):
+        raise ExchangeError(
+            [Note(0, _("The file holds ordering questions, and you may not add them."))],
+            document.notes,
+        )
+    return document_store(document, filename=filename, quiz_slug=quiz_slug, guide=guide)
+
+
+def file_dry_run(data: bytes) -> tuple[str, list[tuple[str, int]], list]:
+    """What importing `data` would do, nothing written: its format, each quiz's title (empty:
+    named after the file) with its number of questions, and the notes. ExchangeError if the
+    file would be refused."""
+    file_kind = file_format(data)
+    if file_kind == GIFT:
+        document = read_gift(gift_text(data))
+        notes = sorted(document.skipped + document.warnings, key=lambda n: n.line)
+        if document.errors:
+            raise ExchangeError(document.errors, notes)
+        return GIFT, [(document.title.en, len(document.questions))], notes
+    exchange = read_document(data, file_kind=file_kind)
+    counts = [(part.title.en, len(part.questions)) for part in exchange.quizzes]
+    return file_kind, counts, exchange.notes

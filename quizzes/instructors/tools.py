@@ -1,6 +1,6 @@
-"""The instructors' pages in the admin: GIFT import and export, item analysis, the attempts
-CSV, translation coverage, and the grades report with a learner's record and an attempt's
-review, as views of the quiz admin (`InstructorToolsMixin`).
+"""The instructors' pages in the admin: import (GIFT, Moodle XML, QTI) and export, item
+analysis, the attempts CSV, translation coverage, and the grades report with a learner's record
+and an attempt's review, as views of the quiz admin (`InstructorToolsMixin`).
 
 `get_urls` routes them through `admin_site.admin_view` (staff only, never cached,
 CSRF-protected); each view then checks the model permissions it needs.
@@ -33,7 +33,9 @@ from ..grading import Unanswerable, grade_response
 from ..models import PART_KINDS, Attempt, Guide, Quiz
 from ..views.common import answer_data
 from .coverage import translation_coverage
-from .exports import attempts_csv_response, csv_stream, gift_download
+from .exchange.content import ExchangeError
+from .exchange.safety import MAX_FILE_BYTES
+from .exports import attempts_csv_response, csv_stream, exchange_download, gift_download
 from .grades import (
     NOT_DRAWN,
     PER_PAGE,
@@ -42,24 +44,30 @@ from .grades import (
     grades_report,
     learner_attempts,
 )
-from .imports import GiftImportError, quiz_import_gift
+from .imports import GIFT, file_format, quiz_import_file
 from .item_analysis import DISCRIMINATION_THRESHOLD, item_analysis
 
+# A GIFT file is text: 2 MB is far more than 1,000 questions. Moodle XML carries its images in
+# the file and a QTI package beside its items: up to MAX_FILE_BYTES (20 MB).
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 
 
-class GiftImportForm(forms.Form):
+class QuizImportForm(forms.Form):
     file = forms.FileField(
-        label=gettext_lazy("GIFT file"),
-        help_text=gettext_lazy("A Moodle GIFT text file, saved as UTF-8."),
+        label=gettext_lazy("File"),
+        help_text=gettext_lazy(
+            "A Moodle GIFT text file (UTF-8), a Moodle XML file, or a QTI package (a .zip, "
+            "from Canvas, Blackboard or an item bank)."
+        ),
     )
     quiz = forms.ModelChoiceField(
         Quiz.objects.order_by("title_en"),
         required=False,
         label=gettext_lazy("Add to quiz"),
         help_text=gettext_lazy(
-            "Leave empty to create a new, unpublished quiz, titled after the file's "
-            "$CATEGORY (or its name)."
+            "Leave empty to create a new, unpublished quiz for each category of the file (GIFT's "
+            "$CATEGORY, Moodle's categories) or QTI test, titled after it (or after the file's "
+            "name)."
         ),
     )
     guide = forms.ModelChoiceField(
@@ -71,18 +79,18 @@ class GiftImportForm(forms.Form):
         ),
     )
 
-    def clean_file(self) -> str:
+    def clean_file(self) -> bytes:
         upload = self.cleaned_data["file"]
-        if upload.size > MAX_UPLOAD_BYTES:
+        if upload.size > MAX_FILE_BYTES:
+            raise forms.ValidationError(
+                _("The file is larger than %(size)d MB.") % {"size": MAX_FILE_BYTES // 2**20}
+            )
+        data = upload.read()
+        if file_format(data) == GIFT and len(data) > MAX_UPLOAD_BYTES:
             raise forms.ValidationError(
                 _("The file is larger than %(size)d MB.") % {"size": MAX_UPLOAD_BYTES // 2**20}
             )
-        try:
-            return upload.read().decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise forms.ValidationError(
-                _("The file is not UTF-8 text: save it as UTF-8.")
-            ) from None
+        return data
 
 
 class InstructorToolsMixin:
@@ -95,7 +103,7 @@ class InstructorToolsMixin:
     # (route, view method, URL name's suffix). Before the default URLs, whose
     # "<object_id>/" would catch "import/".
     TOOL_URLS = [
-        ("import/", "import_gift_view", "import"),
+        ("import/", "import_view", "import"),
         ("translations/", "translation_coverage_view", "translations"),
         ("learners/<int:user_id>/", "learner_record_view", "learner"),
         ("<path:object_id>/results/", "grades_view", "results"),
@@ -103,6 +111,8 @@ class InstructorToolsMixin:
         ("<path:object_id>/results/<int:attempt_id>/", "attempt_review_view", "attempt_review"),
         ("<path:object_id>/item-analysis/", "item_analysis_view", "item_analysis"),
         ("<path:object_id>/export.gift.txt", "export_gift_view", "export_gift"),
+        ("<path:object_id>/export.moodle.xml", "export_moodle_view", "export_moodle"),
+        ("<path:object_id>/export.qti.zip", "export_qti_view", "export_qti"),
         ("<path:object_id>/attempts.csv", "attempts_csv_view", "attempts_csv"),
         ("<path:object_id>/preview/<int:number>/", "preview_view", "preview"),
     ]
@@ -150,6 +160,13 @@ class InstructorToolsMixin:
             ]
         )
 
+    def has_exchange_export_permission(self, request) -> bool:
+        """Everything a Moodle XML or QTI export holds: a GIFT export's, and the items of the
+        ordering questions."""
+        return self.has_export_permission(request) and request.user.has_perm(
+            "quizzes.view_orderitem"
+        )
+
     def tool_context(self, request: HttpRequest, title: str, **extra) -> dict:
         return {
             **self.admin_site.each_context(request),
@@ -179,7 +196,8 @@ class InstructorToolsMixin:
         return quiz
 
     @method_decorator(require_http_methods(["GET", "POST"]))
-    def import_gift_view(self, request: HttpRequest) -> HttpResponse:
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        """One page for every format (`imports.quiz_import_file` tells them apart)."""
         can_add = self.has_add_permission(request) and request.user.has_perms(
             [
                 "quizzes.add_question",
@@ -191,35 +209,38 @@ class InstructorToolsMixin:
         )
         if not can_add:
             raise PermissionDenied
+        # GIFT has no ordering questions: a file with some needs the permission to add items.
+        may_order = request.user.has_perm("quizzes.add_orderitem")
         is_post = request.method == "POST"
-        form = GiftImportForm(request.POST, request.FILES) if is_post else GiftImportForm()
+        form = QuizImportForm(request.POST, request.FILES) if is_post else QuizImportForm()
         problems, notes = [], []
         if is_post and form.is_valid():
             quiz = form.cleaned_data["quiz"]
             if quiz is not None and not self.has_change_permission(request, quiz):
                 raise PermissionDenied
             try:
-                result = quiz_import_gift(
-                    text=form.cleaned_data["file"],
+                result = quiz_import_file(
+                    data=form.cleaned_data["file"],
                     filename=request.FILES["file"].name,
                     quiz_slug=quiz.slug if quiz else None,
                     guide=form.cleaned_data["guide"],
+                    without_ordering=not may_order,
                 )
-            except GiftImportError as error:
-                problems = error.problems
-                if error.document is not None:
-                    notes = sorted(error.document.skipped + error.document.warnings, key=_line)
+            except ExchangeError as error:
+                problems, notes = error.problems, error.notes
             else:
                 _report_import(request, result)
-                return HttpResponseRedirect(
-                    reverse("admin:quizzes_quiz_change", args=[result.quiz.pk])
-                )
+                if len(result.quizzes) == 1:
+                    target = reverse("admin:quizzes_quiz_change", args=[result.quizzes[0].quiz.pk])
+                else:
+                    target = reverse("admin:quizzes_quiz_changelist")
+                return HttpResponseRedirect(target)
         return TemplateResponse(
             request,
             "admin/quizzes/import_gift.html",
             self.tool_context(
                 request,
-                _("Import a GIFT file"),
+                _("Import questions"),
                 form=form,
                 problems=problems,
                 notes=notes,
@@ -272,6 +293,18 @@ class InstructorToolsMixin:
             raise PermissionDenied
         quiz = self.quiz_or_404(request, object_id)
         return gift_download([quiz], request=request)
+
+    @method_decorator(require_safe)
+    def export_moodle_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if not self.has_exchange_export_permission(request):
+            raise PermissionDenied
+        return exchange_download([self.quiz_or_404(request, object_id)], "moodle")
+
+    @method_decorator(require_safe)
+    def export_qti_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if not self.has_exchange_export_permission(request):
+            raise PermissionDenied
+        return exchange_download([self.quiz_or_404(request, object_id)], "qti")
 
     @method_decorator(require_http_methods(["GET", "HEAD", "POST"]))
     def preview_view(self, request: HttpRequest, object_id: str, number: int) -> HttpResponse:
@@ -380,6 +413,8 @@ class InstructorToolsMixin:
                 attempt=attempt,
                 quiz=quiz,
                 review=state.review(),
+                # The review speaks of the learner («إجابة المتعلّم»), not to the reader.
+                of_learner=True,
             ),
         )
 
@@ -434,27 +469,24 @@ def _filter_choices(filters: ReportFilters) -> dict:
     }
 
 
-def _line(problem) -> int:
-    return problem.line
-
-
 def _report_import(request: HttpRequest, result) -> None:
-    count = len(result.questions)
-    if result.created:
-        message = ngettext(
-            "Imported %(count)d question into the new quiz “%(quiz)s”. It is unpublished: "
-            "review it, then publish it.",
-            "Imported %(count)d questions into the new quiz “%(quiz)s”. It is unpublished: "
-            "review it, then publish it.",
-            count,
-        )
-    else:
-        message = ngettext(
-            "Added %(count)d question to the quiz “%(quiz)s”.",
-            "Added %(count)d questions to the quiz “%(quiz)s”.",
-            count,
-        )
-    messages.success(request, message % {"count": count, "quiz": result.quiz})
+    for part in result.quizzes:
+        count = len(part.questions)
+        if part.created:
+            message = ngettext(
+                "Imported %(count)d question into the new quiz “%(quiz)s”. It is unpublished: "
+                "review it, then publish it.",
+                "Imported %(count)d questions into the new quiz “%(quiz)s”. It is unpublished: "
+                "review it, then publish it.",
+                count,
+            )
+        else:
+            message = ngettext(
+                "Added %(count)d question to the quiz “%(quiz)s”.",
+                "Added %(count)d questions to the quiz “%(quiz)s”.",
+                count,
+            )
+        messages.success(request, message % {"count": count, "quiz": part.quiz})
     if result.placeholder_guide:
         messages.warning(
             request, _("The quiz has a placeholder guide: choose its guide before publishing.")

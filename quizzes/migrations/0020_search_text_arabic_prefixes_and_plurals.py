@@ -4,18 +4,7 @@ singulars («مراحل» as «مرحلة»). Rows written before keep the old s
 
 from django.db import migrations
 
-from quizzes.search import search_text_for
-
-
-def restem(apps, schema_editor):
-    Quiz = apps.get_model("quizzes", "Quiz")
-    changed = []
-    for quiz in Quiz.objects.iterator(chunk_size=2000):
-        text = search_text_for(quiz)
-        if text != quiz.search_text:
-            quiz.search_text = text
-            changed.append(quiz)
-    Quiz.objects.bulk_update(changed, ["search_text"], batch_size=500)
+from quizzes.search import search_text_restem
 
 
 class Migration(migrations.Migration):
@@ -25,4 +14,4 @@ class Migration(migrations.Migration):
 
     # Backwards, the old stems are not rebuilt: the previous code matches by substring, and
     # `search_text_refresh()` there rebuilds them.
-    operations = [migrations.RunPython(restem, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(search_text_restem, migrations.RunPython.noop)]

@@ -47,6 +47,7 @@ from .kinds import (
     MatchPair,
     OrderItem,
     parts_problems,
+    shadowed_texts,
 )
 from .reports import QuestionReport, QuestionReportQuerySet
 from .review import ReviewAnswer, ReviewCard
@@ -96,6 +97,7 @@ __all__ = [
     "image_upload_to",
     "parts_problems",
     "progress_of_attempts",
+    "shadowed_texts",
     "validate_choice_set",
     "validate_numerical_answers",
 ]

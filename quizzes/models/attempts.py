@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import F, FloatField, Q
 from django.db.models.functions import Cast, NullIf
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
 from ..attempts.rules import DEADLINE_GRACE, AttemptFacts, past_deadline
@@ -249,5 +250,15 @@ class Answer(AbstractAnswer):
         ]
 
     def __str__(self) -> str:
-        response = self.choice_id or self.choice_ids or self.number
-        return f"{self.attempt_id}: {self.question_id} → {response}"
+        # «salma في المحاولة التي بدأت في 5 ديسمبر 2026، 12:15 م», as a delete page lists it
+        # (one statement per answer, as a delete page reads them: the learner and the start).
+        if "attempt" in self._state.fields_cache:
+            learner, started = self.attempt.user.get_username(), self.attempt.started_at
+        else:
+            learner, started = Attempt.objects.filter(pk=self.attempt_id).values_list(
+                "user__username", "started_at"
+            )[0]
+        return _("%(learner)s in the attempt started %(started)s") % {
+            "learner": learner,
+            "started": date_format(timezone.localtime(started), "DATETIME_FORMAT"),
+        }

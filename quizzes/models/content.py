@@ -13,11 +13,15 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subqu
 from django.db.models.functions import Coalesce, NullIf
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from ..attempts import rules
 from ..search import search_text_for
 
+# A question's prompt, shortened, in its name.
+QUESTION_NAME_LENGTH = 60
 # Images' alt texts: a sentence or two; a longer description belongs in the prompt.
 IMAGE_ALT_MAX_LENGTH = 250
 
@@ -126,7 +130,11 @@ class Quiz(models.Model):
         _("difficulty"), max_length=10, choices=Difficulty.choices, default=Difficulty.MEDIUM
     )
     guide = models.ForeignKey(
-        Guide, on_delete=models.PROTECT, related_name="quizzes", verbose_name=_("guide")
+        Guide,
+        on_delete=models.PROTECT,
+        related_name="quizzes",
+        # «الدليل», a field's name beside «العنوان»; the model alone is «دليل» («إضافة دليل»).
+        verbose_name=pgettext_lazy("a quiz's field", "guide"),
     )
     # Where the quiz comes in its guide's list (ties: by title).
     guide_position = models.PositiveSmallIntegerField(
@@ -303,10 +311,10 @@ class Question(models.Model):
         SINGLE = "single", _("One answer")
         MULTIPLE = "multiple", _("Several answers")
         TRUEFALSE = "truefalse", _("True or false")
-        NUMERICAL = "numerical", _("Number")
+        NUMERICAL = "numerical", pgettext_lazy("a kind of question", "Number")
         SHORT = "short", _("Short answer")
-        MATCHING = "matching", _("Matching")
-        ORDERING = "ordering", _("Ordering")
+        MATCHING = "matching", pgettext_lazy("a kind of question", "Matching")
+        ORDERING = "ordering", pgettext_lazy("a kind of question", "Ordering")
 
     quiz = models.ForeignKey(
         Quiz, on_delete=models.CASCADE, related_name="questions", verbose_name=_("quiz")
@@ -341,7 +349,13 @@ class Question(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.quiz.slug} #{self.position}"
+        # «السؤال 1: ما التكرار الذي…», in the page's language: the question as instructors
+        # know it, on its nested heading, its breadcrumb and a delete page.
+        prompt = " ".join((self.prompt or "").split())
+        return _("Question %(number)s: %(prompt)s") % {
+            "number": self.position,
+            "prompt": Truncator(prompt).chars(QUESTION_NAME_LENGTH),
+        }
 
     def natural_key(self) -> tuple[str, int]:
         return (*self.quiz.natural_key(), self.position)

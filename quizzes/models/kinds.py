@@ -9,7 +9,9 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
+from ..short_answers import shadowed_answers
 from .content import OrderedPart, Question, QuestionPart, QuestionPartManager
 
 # What a learner may type for a short answer, and what an instructor may accept.
@@ -21,8 +23,9 @@ PART_TEXT_MAX_LENGTH = 300
 class AcceptedText(QuestionPart):
     """A short-answer question's accepted answer, worth `fraction` of the mark (a whole
     answer 1, a partly right one less). Matched as people type (quizzes/short_answers.py): case,
-    spaces, and in Arabic diacritics, tatweel, the forms of alef, final ة/ه and ى/ي, and
-    Arabic-Indic digits do not count, unless it is `exact`."""
+    spaces, punctuation around it, the kind of hyphen, and in Arabic diacritics, tatweel, the
+    forms of alef, hamza seats, final ة/ه and ى/ي, and Arabic-Indic digits do not count,
+    unless it is `exact`."""
 
     question = models.ForeignKey(
         Question,
@@ -64,13 +67,16 @@ class MatchPair(OrderedPart):
     question = models.ForeignKey(
         Question, on_delete=models.CASCADE, related_name="pairs", verbose_name=_("question")
     )
+    # «البند» and «ما يقابله»: not a question's own prompt («نص السؤال»).
     prompt = models.CharField(
-        _("prompt"),
+        pgettext_lazy("a matching pair's", "prompt"),
         max_length=PART_TEXT_MAX_LENGTH,
         blank=True,
         help_text=_("Leave empty for a match that goes with no prompt (a distractor)."),
     )
-    match = models.CharField(_("match"), max_length=PART_TEXT_MAX_LENGTH)
+    match = models.CharField(
+        pgettext_lazy("a matching pair's", "match"), max_length=PART_TEXT_MAX_LENGTH
+    )
 
     objects = QuestionPartManager["MatchPair"]()
 
@@ -82,7 +88,11 @@ class MatchPair(OrderedPart):
         ]
 
     def __str__(self) -> str:
-        return f"{self.prompt} → {self.match}" if self.prompt else self.match
+        if not self.prompt:
+            return self.match
+        # Item analysis's words: «المرحلة الأولى ← حالات المُحسِّن» (an arrow that points the
+        # way the line reads).
+        return _("%(prompt)s → %(match)s") % {"prompt": self.prompt, "match": self.match}
 
 
 class OrderItem(OrderedPart):
@@ -90,6 +100,10 @@ class OrderItem(OrderedPart):
 
     question = models.ForeignKey(
         Question, on_delete=models.CASCADE, related_name="order_items", verbose_name=_("question")
+    )
+    # «الموضع»: not «الترتيب», the kind's own name.
+    position = models.PositiveSmallIntegerField(
+        pgettext_lazy("an item's place in the right order", "position")
     )
     text = models.CharField(_("text"), max_length=PART_TEXT_MAX_LENGTH)
 
@@ -117,6 +131,31 @@ def validate_accepted_texts(texts: list[tuple[int | None, Decimal]]) -> None:
     _distinct_positions(texts, errors)
     if errors:
         raise ValidationError(errors)
+
+
+def shadowed_texts(texts: list[tuple[int, str, str, Decimal, bool]]) -> list[tuple[int, str]]:
+    """The accepted answers of one question, `(number, English text, Arabic text, fraction,
+    exact)` in their order, that no learner's answer can ever earn, as (number, what to say):
+    another one folded alike and worth as much marks every answer first
+    (short_answers.shadowed_answers). The admin refuses them; the GIFT importer warns and
+    imports them (Moodle may read them apart, as a case-sensitive question does)."""
+    found = shadowed_answers([((en, ar), fraction, exact) for _n, en, ar, fraction, exact in texts])
+    return [
+        (
+            texts[number - 1][0],
+            _(
+                "Accepted answers %(first)d and %(second)d are one answer as Daleel matches "
+                "answers (“%(text)s”), so answer %(second)d never counts: remove it, or make "
+                "answer %(first)d exact."
+            )
+            % {
+                "first": texts[other - 1][0],
+                "second": texts[number - 1][0],
+                "text": texts[number - 1][1] or texts[number - 1][2],
+            },
+        )
+        for number, other in found
+    ]
 
 
 def validate_pairs(pairs: list[tuple[int | None, bool]]) -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .attempts import AbstractAnswer
 from .content import Choice, Question
@@ -22,7 +24,8 @@ class ReviewCard(models.Model):
     class State(models.IntegerChoices):
         # fsrs.State's values.
         LEARNING = 1, _("Learning")
-        REVIEW = 2, _("Review")
+        # Not the navigation's "Review" (the page, «المراجعة»): a card's state.
+        REVIEW = 2, pgettext_lazy("a review card's state", "Review")
         RELEARNING = 3, _("Relearning")
 
     user = models.ForeignKey(
@@ -118,5 +121,7 @@ class ReviewAnswer(AbstractAnswer):
         indexes = [models.Index(fields=["user", "question"], name="review_answer_learner_idx")]
 
     def __str__(self) -> str:
-        response = self.choice_id or self.choice_ids or self.number
-        return f"{self.user} · {self.question_id} → {response}"
+        return _("%(learner)s in a review, %(answered)s") % {
+            "learner": self.user,
+            "answered": date_format(timezone.localtime(self.answered_at), "DATETIME_FORMAT"),
+        }

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.utils.html import format_html, linebreaks
+from django.utils.html import conditional_escape, format_html, linebreaks
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, ngettext
 
@@ -47,18 +47,39 @@ def translated_value(obj, field: str) -> tuple[str, str | None]:
     return "", None
 
 
+# A bracketed gloss of Latin words in a title: «إعادة حساب التنشيطات (gradient checkpointing)».
+_GLOSS = re.compile(r"\([^()]*[A-Za-z][^()]*\)")
+
+
+def _glossed(value: str) -> SafeString:
+    """`value` escaped, each bracketed Latin gloss in a `<span class="gloss">` that a line
+    never breaks (a phone would leave a bracket at each line's end)."""
+    pieces, last = [], 0
+    for match in _GLOSS.finditer(value):
+        pieces.append(conditional_escape(value[last : match.start()]))
+        pieces.append(format_html('<span class="gloss">{}</span>', match.group(0)))
+        last = match.end()
+    pieces.append(conditional_escape(value[last:]))
+    return mark_safe("".join(pieces))  # each piece escaped above
+
+
 @register.simple_tag
-def tr(obj, field: str, paragraphs: bool = False, plain: bool = False) -> SafeString | str:
+def tr(
+    obj, field: str, paragraphs: bool = False, plain: bool = False, gloss: bool = False
+) -> SafeString | str:
     """Render a translated field; text shown in a fallback language carries its own lang/dir.
 
     `{% tr question "prompt" %}` on an Arabic page with no Arabic prompt gives
     `<span lang="en" dir="ltr">…English…</span>`, so screen readers switch voice and the
     bidirectional algorithm lays the English out left to right inside the RTL page.
-    `plain=True` gives the text alone, for places that hold no markup such as `<title>`.
+    `plain=True` gives the text alone, for places that hold no markup such as `<title>`;
+    `gloss=True` keeps a title's bracketed gloss on one line (`_glossed`).
     """
     value, fallback = translated_value(obj, field)
     if plain:
         return value  # escaped by the template, as any variable
+    if gloss:
+        value = _glossed(value)
     if paragraphs:
         body = mark_safe(linebreaks(value, autoescape=True))
         if fallback:

@@ -254,3 +254,49 @@ def test_a_quizs_opening_time_carries_its_zone_by_city_not_offset(learner, lang,
         page = client.get(f"/{lang}/quizzes/{quiz.slug}/").content.decode()
     assert said in page
     assert "+03" not in page
+
+
+# --- The picker's names (issue 53) -------------------------------------------------------------
+
+
+def test_jerusalem_is_named_by_its_city_alone_in_every_language():
+    from accounts.zones import label
+
+    assert label("Asia/Jerusalem", "ar") == "القدس"
+    assert label("Asia/Jerusalem", "en") == "Jerusalem"
+    assert label("Asia/Gaza", "ar") == "غزة — الأراضي الفلسطينية"
+
+
+@pytest.mark.parametrize(
+    ("zone", "city"),
+    [
+        ("Asia/Irkutsk", "إيركوتسك"),
+        ("Asia/Sakhalin", "ساخالين"),
+        ("Asia/Ulaanbaatar", "أولان باتور"),
+        ("Asia/Yangon", "يانغون"),
+        ("Asia/Hebron", "الخليل"),
+        ("Africa/Mogadishu", "مقديشو"),
+        ("Europe/Samara", "سامارا"),
+    ],
+)
+def test_cldrs_misspelt_arabic_cities_are_written_as_arabic_writes_them(zone, city):
+    from accounts.zones import place
+
+    assert place(zone, "ar") == city
+
+
+def test_the_arab_countries_come_first_in_arabic_and_nowhere_else():
+    from accounts.zones import choices
+
+    arabic = choices(language="ar")
+    english = choices(language="en")
+
+    group, zones = arabic[1]
+    assert group == "الدول العربية"
+    names = {name for name, _label in zones}
+    assert {"Asia/Riyadh", "Africa/Cairo", "Asia/Gaza", "Africa/Casablanca"} <= names
+    assert "Asia/Tehran" not in names and "Asia/Jerusalem" not in names
+    asia = dict(arabic)["آسيا"]
+    assert "Asia/Riyadh" not in {name for name, _label in asia}
+    assert "Arab countries" not in dict(english) and "Asia/Riyadh" in dict(dict(english)["Asia"])
+    assert not [label for _group, zones in arabic[1:] for _n, label in zones if "إسرائيل" in label]

@@ -6,6 +6,7 @@ import time
 
 import pytest
 from allauth.mfa.models import Authenticator
+from allauth.mfa.recovery_codes.internal.auth import RecoveryCodes
 from allauth.mfa.totp.internal.auth import TOTP, format_hotp_value, generate_totp_secret, hotp_value
 from django.test import Client
 
@@ -128,9 +129,22 @@ def test_the_second_factor_page_has_one_main_button_and_cancel_as_a_link(require
     main = page.split('<main id="main"', 1)[1].split("</main>", 1)[0]
     assert main.count("button--primary") == 1  # "Sign in", and nothing else looks like it
     assert '<button type="submit" class="link-button">Cancel</button>' in main
-    # The passkey's form holds hidden fields only: not drawn as an empty card.
-    assert (
-        '<form id="webauthn_form" method="post" action="/en/accounts/2fa/authenticate/" hidden>'
-        in main
-    )
-    assert 'id="mfa_webauthn_authenticate" type="button" class="button">' in main
+    # Only what the account has: an authenticator app, no security key to offer.
+    assert "Enter the code your authenticator app shows." in main
+    assert "webauthn_form" not in main and "Use a security key" not in main
+
+
+def test_the_second_factor_page_names_the_recovery_codes_the_account_has(required):
+    """(An account with a security key is offered it: tests/e2e/test_two_factor.py, with a key
+    Chromium's virtual authenticator made.)"""
+    instructor = make_instructor("ustadha")
+    _with_totp(instructor)
+    RecoveryCodes.activate(instructor)
+    client = Client()
+    client.post("/en/accounts/login/", {"login": "ustadha", "password": PASSWORD})
+
+    page = client.get("/en/accounts/2fa/authenticate/").content.decode()
+
+    main = page.split('<main id="main"', 1)[1].split("</main>", 1)[0]
+    assert "Enter the code your authenticator app shows, or one of your recovery codes." in main
+    assert "Use a security key" not in main

@@ -95,6 +95,43 @@ def _result(scene: Scene) -> None:
     scene.go(f"/attempts/{attempt.pk}/result/")
 
 
+# The ZeRO quiz's new kinds (issue 53: their words, photographed in both languages at every
+# width): question 9 a short answer, 10 matching, 11 ordering.
+def _new_kind_step(scene: Scene, answered: int, *, wrong: frozenset[int] = frozenset()) -> None:
+    attempt = support.answer_in_db(scene.signed_in(), scene.other_quiz, answered, wrong=wrong)
+    scene.go(f"/attempts/{attempt.pk}/questions/{min(answered + 1, 11)}/")
+
+
+def _question_matching(scene: Scene) -> None:
+    _new_kind_step(scene, 9)
+    expect(scene.page.locator("#id_match")).to_be_visible()
+
+
+def _question_ordering(scene: Scene) -> None:
+    _new_kind_step(scene, 10)
+    expect(scene.page.locator("#id_position")).to_be_visible()
+
+
+def _feedback_short(scene: Scene) -> None:
+    attempt = support.answer_in_db(scene.signed_in(), scene.other_quiz, 9, wrong={9})
+    scene.go(f"/attempts/{attempt.pk}/questions/9/")
+    expect(scene.page.locator(".feedback--wrong")).to_be_visible()
+
+
+def _feedback_matching(scene: Scene) -> None:
+    attempt = support.answer_in_db(scene.signed_in(), scene.other_quiz, 10, wrong={10})
+    scene.go(f"/attempts/{attempt.pk}/questions/10/")
+    expect(scene.page.locator(".match-review")).to_be_visible()
+
+
+def _result_new_kinds(scene: Scene) -> None:
+    """The last question answered finishes the attempt: its ordering feedback is on the
+    result, with the other kinds'."""
+    attempt = support.answer_in_db(scene.signed_in(), scene.other_quiz, 11, wrong={2, 9, 10, 11})
+    scene.go(f"/attempts/{attempt.pk}/result/")
+    expect(scene.page.locator(".order-review")).to_be_visible()
+
+
 def _history(scene: Scene) -> None:
     learner = scene.signed_in()
     support.answer_in_db(learner, scene.quiz, 8, wrong={1, 2, 5})
@@ -286,6 +323,11 @@ PAGE_TYPES: dict[str, Callable[[Scene], None]] = {
     "question": _question,
     "feedback": _feedback,
     "result": _result,
+    "question-matching": _question_matching,
+    "question-ordering": _question_ordering,
+    "feedback-short": _feedback_short,
+    "feedback-matching": _feedback_matching,
+    "result-new-kinds": _result_new_kinds,
     "history": _history,
     "history-few": _history_few,
     "history-empty": _history_empty,

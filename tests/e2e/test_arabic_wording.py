@@ -122,9 +122,16 @@ def test_statistics_and_preferences_in_arabic(page: Page, seeded, signed_in, scr
     _reads_well(page)
     options = page.locator("#id_reminder_hour option").all_inner_texts()
     assert "8:00 ص" in options and "8:00 م" in options
+    # The Arab countries' zones come first, in a group of their own; Jerusalem by its city.
+    groups = page.locator("#id_time_zone optgroup").evaluate_all("gs => gs.map(g => g.label)")
+    assert groups[0] == "الدول العربية"
     assert page.locator(
-        "#id_time_zone optgroup[label='آسيا'] option[value='Asia/Riyadh']"
+        "#id_time_zone optgroup[label='الدول العربية'] option[value='Asia/Riyadh']"
     ).inner_text() == ("الرياض — المملكة العربية السعودية")
+    assert page.locator("#id_time_zone option[value='Asia/Jerusalem']").inner_text() == "القدس"
+    assert page.locator("#id_time_zone option[value='Asia/Irkutsk']").inner_text() == (
+        "إيركوتسك — روسيا"
+    )
     support.screenshot(page, screenshots_dir, "arabic-preferences")
 
 
@@ -144,6 +151,57 @@ def test_the_admin_index_in_arabic(
     # Captions keep a Latin name's own case («ZeRO», not «ZERO»).
     assert "ZeRO" in page.locator("#result_list").inner_text()
     support.screenshot(page, screenshots_dir, "arabic-admin-quizzes")
+
+
+def test_the_admins_quiz_page_in_arabic(
+    page: Page, seeded, context, live_server, settings, screenshots_dir
+):
+    """The page an instructor works on all day: fields labelled by their language in words
+    (on the admin's own fieldsets and on the questions' rows alike), each question by its
+    number and prompt, a pair's arrow the way the line reads, the section named apart from
+    its quizzes; in Chromium, at desktop and phone widths."""
+    settings.MFA_REQUIRED_FOR_STAFF = False
+    support.sign_in(
+        context, live_server.url, make_user("muallima", is_staff=True, is_superuser=True)
+    )
+    quiz = seeded["zero-sharded-optimizers"]
+    page.set_viewport_size(support.DESKTOP)
+    page.goto(f"/ar/admin/quizzes/quiz/{quiz.pk}/change/")
+
+    expect(page.locator("label[for='id_title_ar']")).to_have_text("العنوان (بالعربية):")
+    expect(page.locator("label[for='id_title_en']")).to_have_text("العنوان (بالإنجليزية):")
+    expect(page.locator("label[for='id_questions-0-prompt_ar']")).to_have_text(
+        re.compile(r"نص السؤال \(بالعربية\)")
+    )
+    headings = page.locator("#questions-group .daleel-row-heading b").all_inner_texts()
+    assert headings[0].startswith("السؤال 1: ") and headings[9].startswith("السؤال 10: ")
+    assert not [h for h in headings if quiz.slug in h]
+    breadcrumbs = page.locator(".breadcrumbs a").all_inner_texts()
+    assert breadcrumbs[:2] == ["الرئيسية", "المحتوى التعليمي"]
+    pair = page.locator("#questions-9-pairs-group .daleel-part-label").first.inner_text()
+    assert pair == "المرحلة الأولى ← حالات المُحسِّن"
+    # The arrow drawn between the two, pointing from the prompt (right) to its match (left).
+    boxes = page.evaluate(
+        """() => {
+          const h = document.querySelector('#questions-9-pairs-group .daleel-part-label');
+          const walker = document.createTreeWalker(h, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const at = n.data.indexOf('←');
+            if (at < 0) continue;
+            const box = (from, to) => { const r = document.createRange();
+              r.setStart(n, from); r.setEnd(n, to); return r.getBoundingClientRect(); };
+            return {prompt: box(0, at - 1).left, arrow: box(at, at + 1).left,
+                    match: box(at + 2, n.data.length).left};
+          }
+        }"""
+    )
+    assert boxes["match"] < boxes["arrow"] < boxes["prompt"]
+    _reads_well(page)
+    # The page's top, and its tenth question's pairs (the whole page is some metres long).
+    page.screenshot(path=str(screenshots_dir / "arabic-admin-quiz.png"))
+    page.locator("#questions-9").screenshot(path=str(screenshots_dir / "arabic-admin-quiz-q10.png"))
+    page.set_viewport_size(support.PHONE)
+    page.screenshot(path=str(screenshots_dir / "arabic-admin-quiz-phone.png"))
 
 
 def test_the_lti_picker_lists_quizzes_without_bullets(page: Page, seeded, screenshots_dir):

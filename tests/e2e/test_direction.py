@@ -98,6 +98,12 @@ def test_the_gift_import_help_and_errors_show_braces_and_names_in_order_in_arabi
         "{mlang ar}…{mlang}",
     ):
         assert drawn_left_to_right(page, help_list, token) == [True], token
+    # The short-answer and matching samples, each one isolate (issue 53): «=%50%tcp» was
+    # drawn «tcp=%50%» when its weight and its text were isolated apart.
+    assert drawn_left_to_right(page, help_list, "=%50%tcp") == [True, True]
+    assert drawn_left_to_right(page, help_list, "{=TCP =%50%tcp}") == [True]
+    matching = "{=ZeRO-1 -> optimizer states =ZeRO-2 -> gradients = -> training data}"
+    assert drawn_left_to_right(page, help_list, matching) == [True]
     # The field's help text: escaped plain text, isolated by LRI…PDI.
     help_text = page.locator("#id_quiz_helptext").text_content()
     assert f"{LRI}$CATEGORY{PDI}" in help_text

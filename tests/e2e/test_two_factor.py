@@ -133,6 +133,15 @@ def test_staff_add_a_passkey_before_the_admin_opens_and_sign_in_with_it(
     _admin_opens(page)
 
     _sign_out(page)
+    # With a password, the second step offers the account's key, and asks for the codes it
+    # has: the recovery codes allauth made with the key, no authenticator app (issue 53).
+    _sign_in_with_password(page)
+    expect(page).to_have_url(re.compile(r"/en/accounts/2fa/authenticate/"))
+    expect(page.get_by_text("Enter one of your recovery codes.")).to_be_visible()
+    page.get_by_role("button", name="Use a security key").click()
+    expect(page).to_have_url(re.compile(r"/en/admin/$"))
+
+    _sign_out(page)
     page.goto("/en/accounts/login/?next=/en/admin/")
     page.get_by_role("button", name="Sign in with a passkey").click()
     expect(page).to_have_url(re.compile(r"/en/admin/$"))

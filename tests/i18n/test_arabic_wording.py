@@ -155,7 +155,26 @@ def test_the_verification_page_of_a_link_reads_well_in_arabic(client):
     key = EmailConfirmationHMAC(address).key
     response = client.get(f"/ar/accounts/confirm-email/{key}/")
     _assert_reads_well(response, "confirm-email")
-    assert "التحقق من البريد الإلكتروني" in response.content.decode()
+    page = response.content.decode()
+    assert "التحقق من البريد الإلكتروني" in page
+    # A question, and a button in the glossary's verb (issue 53).
+    assert re.search(r"هل <a [^>]*>amina@example.com</a> عنوانك في حساب <bdi>amina</bdi>؟", page)
+    assert "التحقق من العنوان" in read(page)[1]
+
+    response = client.post(f"/ar/accounts/confirm-email/{key}/", follow=True)
+
+    assert "تحقّقنا من العنوان amina@example.com." in read(response.content.decode())[0]
+
+
+def test_the_email_page_draws_its_field_as_every_other_form(client):
+    client.force_login(make_user("amina"))
+
+    page = client.get("/ar/accounts/email/").content.decode()
+
+    field = re.search(r'<div class="field">\s*<label for="id_email">([^<]+)</label>', page)
+    assert field and field[1] == "البريد الإلكتروني الجديد"  # no colon, above its box
+    assert "لا بريد إلكتروني بعد: من دونه لا يمكن إعادة تعيين كلمة مرور منسية." in page
+    assert "تحذير" not in page and 'style="' not in page
 
 
 def test_the_reset_form_of_a_valid_link_reads_well_in_arabic(client):

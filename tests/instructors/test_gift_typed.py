@@ -113,6 +113,28 @@ def test_short_answers_are_read_as_the_plain_text_a_learner_would_type(answers, 
     assert [(t.text.en, t.fraction) for t in question.texts] == texts
 
 
+def test_an_answer_another_always_outweighs_as_daleel_matches_them_is_kept_with_a_warning():
+    # Moodle's own sample for a case-sensitive question: here "tcp" is "TCP", folded as the
+    # grading folds it (quizzes.short_answers), and "TCP" at 100% always wins.
+    (question,) = parse_gift(
+        "Which protocol?{\n=TCP\n=%50%tcp.\n=%50%TCP/IP\n=%25%مسئول\n=%25%مسؤول\n####Why.\n}"
+    ).questions
+
+    assert [t.text.en for t in question.texts] == ["TCP", "tcp.", "TCP/IP", "مسئول", "مسؤول"]
+    assert [(w.line, w.message) for w in question.warnings] == [
+        (
+            3,
+            "Accepted answers 1 and 2 are one answer as Daleel matches answers "
+            "(“tcp.”), so answer 2 never counts: remove it, or make answer 1 exact.",
+        ),
+        (
+            6,
+            "Accepted answers 4 and 5 are one answer as Daleel matches answers "
+            "(“مسؤول”), so answer 5 never counts: remove it, or make answer 4 exact.",
+        ),
+    ]
+
+
 def test_a_hash_in_a_match_is_text_as_moodle_reads_it():
     (question,) = parse_gift("Q?{=C# -> a language =F# -> another}").questions
 

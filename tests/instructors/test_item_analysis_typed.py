@@ -20,10 +20,10 @@ pytestmark = pytest.mark.django_db
 ANSWERS = [
     ("Optimizer States", {}, [1, 2, 3, 4]),
     ("gradients", {"ZeRO-1": "gradients", "ZeRO-2": "optimizer states"}, [1, 3, 2, 4]),
-    ("  Gradients", {"ZeRO-1": "gradients", "ZeRO-2": "optimizer states"}, [4, 3, 2, 1]),
+    ("  Gradients.", {"ZeRO-1": "gradients", "ZeRO-2": "optimizer states"}, [4, 3, 2, 1]),
     ("gradients", {"ZeRO-3": "activations"}, [1, 2, 3, 4]),
     ("الْمُعَامِلَات", {}, [1, 2, 3, 4]),
-    ("المعاملات", {}, [1, 2, 3, 4]),
+    ("المعاملات،\u200b", {}, [1, 2, 3, 4]),
     ("states", {}, [1, 2, 3, 4]),  # half the mark: not among the wrong answers
 ]
 
@@ -55,8 +55,9 @@ def test_the_most_common_wrong_short_answers_are_grouped_as_the_grading_matches_
 
     assert short.answers == 7
     rows = sorted(((folded(row.text), row.count) for row in short.typed), key=lambda r: -r[1])
-    # "gradients" typed three ways is one answer; the Arabic with and without its diacritics
-    # is one; the half-right "states" is not a wrong answer.
+    # "gradients" typed three ways (a final full stop one of them) is one answer; the Arabic
+    # with its diacritics, and without them but with a final comma and a zero-width space, is
+    # one; the half-right "states" is not a wrong answer.
     assert rows == [("gradients", 3), (folded("المعاملات"), 2)]
     assert short.typed[0].text == "gradients"  # as most learners typed it
     assert short.typed[0].share_percent == 43

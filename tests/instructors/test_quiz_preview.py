@@ -3,7 +3,7 @@
 import pytest
 
 from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
-from tests.factories import correct_choice, make_mixed_quiz, wrong_choice
+from tests.factories import correct_choice, make_mixed_quiz, make_typed_quiz, wrong_choice
 
 pytestmark = pytest.mark.django_db
 
@@ -45,6 +45,25 @@ def test_an_instructor_walks_every_kind_with_feedback_and_nothing_is_recorded(
 
     assert not Attempt.objects.exists() and not Answer.objects.exists()
     assert not ReviewCard.objects.exists() and not ReviewAnswer.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("typed", "verdict"),
+    [
+        ("حالة المُحَسِّن.", "feedback--wrong"),  # one state is not the states
+        ("حالات المُحَسِّن.", "feedback--right"),  # full marks and a final full stop
+        ("\u200bOptimizer\u2011States؟", "feedback--wrong"),  # a hyphen is not a space
+        ("\u200bOptimizer States؟", "feedback--right"),
+    ],
+)
+def test_the_preview_marks_a_short_answer_folded_as_the_grading_folds_it(
+    instructor_client, typed, verdict
+):
+    quiz = make_typed_quiz(is_published=False)
+
+    page = instructor_client.post(_url(quiz, 1, "ar"), {"text": typed}).content.decode()
+
+    assert verdict in page
 
 
 def test_the_preview_speaks_arabic_on_the_arabic_address(instructor_client):

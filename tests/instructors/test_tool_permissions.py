@@ -16,7 +16,19 @@ TOOLS = [
     "/en/admin/quizzes/quiz/{id}/item-analysis/",
     "/en/admin/quizzes/quiz/{id}/attempts.csv",
     "/en/admin/quizzes/quiz/{id}/export.gift.txt",
+    "/en/admin/quizzes/quiz/{id}/export.moodle.xml",
+    "/en/admin/quizzes/quiz/{id}/export.qti.zip",
     "/en/admin/quizzes/quiz/translations/?quiz={id}",
+]
+# A Moodle XML or QTI export holds ordering questions' items too.
+EXCHANGE = [
+    "view_quiz",
+    "view_question",
+    "view_choice",
+    "view_acceptedtext",
+    "view_matchpair",
+    "view_numericalanswer",
+    "view_orderitem",
 ]
 # What each tool needs beyond opening the admin.
 NEEDS = {
@@ -30,6 +42,8 @@ NEEDS = {
         "view_matchpair",
         "view_numericalanswer",
     ],
+    "export.moodle.xml": EXCHANGE,
+    "export.qti.zip": EXCHANGE,
     "translations": ["view_quiz", "view_question", "view_choice"],
 }
 

@@ -303,3 +303,34 @@ def test_typed_matched_and_ordered_questions_are_written_with_their_parts_on_bot
         "forward",
         "backward",
     ]
+
+
+def test_an_accepted_answer_another_always_outweighs_is_refused_and_made_exact_it_is_kept(
+    admin_client,
+):
+    from tests.admin_posts import inline, typed_sections
+
+    quiz = make_quiz(questions=1, is_published=False)
+    answers = [
+        {"position": "1", "text_en": "TCP", "text_ar": "", "fraction": "1"},
+        # Folded as learners' answers are, "tcp." is "TCP": it would never count.
+        {"position": "2", "text_en": "tcp.", "text_ar": "", "fraction": "0.5"},
+    ]
+
+    def add(rows):
+        data = {"quiz": str(quiz.pk), "position": "", "kind": "short"}
+        data |= {"prompt_en": "Which protocol?", "explanation_en": "TCP."}
+        data |= inline("choices", []) | inline("numerical_answers", [])
+        data |= typed_sections(accepted_texts=rows)
+        return admin_client.post("/en/admin/quizzes/question/add/", data)
+
+    refused = add(answers)
+    saved = add([answers[0] | {"exact": "on"}, answers[1]])
+
+    assert refused.status_code == 200
+    assert (
+        "Accepted answers 1 and 2 are one answer as Daleel matches answers "
+        "(“tcp.”), so answer 2 never counts: remove it, or make answer 1 exact."
+    ) in page_errors(refused)
+    assert saved.status_code == 302, page_errors(saved)
+    assert quiz.questions.filter(kind="short").count() == 1

@@ -141,3 +141,19 @@ def test_an_instructor_sets_a_quizs_position_in_its_guide(instructor_client, gui
     response = instructor_client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)
     assert response.status_code == 302, response.content.decode()[:2000]
     assert titles(instructor_client.get("/en/guides/zero/"))[0] == "Alpha"
+
+
+def test_a_guides_bracketed_gloss_is_kept_on_one_line_and_escaped(client):
+    guide = make_guide(
+        slug="recompute",
+        title_en="Recomputation",
+        title_ar="إعادة حساب التنشيطات (gradient <checkpointing>)",
+    )
+    quiz = make_quiz(guide=guide)
+
+    page = client.get(f"/ar/quizzes/{quiz.slug}/").content.decode()
+
+    # A phone would otherwise leave a bracket at the end of each line (issue 53).
+    assert (
+        'إعادة حساب التنشيطات <span class="gloss">(gradient &lt;checkpointing&gt;)</span>' in page
+    )

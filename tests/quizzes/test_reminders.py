@@ -80,6 +80,7 @@ def test_at_the_learners_hour_a_reminder_says_how_many_are_due_with_links(learne
 
     [message] = mail.outbox
     assert message.to == ["amina@example.com"]
+    assert message.from_email == "Daleel <noreply@localhost>"
     assert message.subject == "2 questions are due for review in Daleel"
     assert f"{ORIGIN}/en/review/" in message.body
     unsubscribe = re.search(rf"{ORIGIN}/en/review/reminders/stop/[^/\s]+/", message.body).group(0)
@@ -172,6 +173,20 @@ def test_the_reminder_is_in_the_learners_language(learner_with_email, quiz):
     [message] = mail.outbox
     assert f"{ORIGIN}/ar/review/" in message.body
     assert "questions are due" not in message.subject
+    # From the product by its Arabic name, and asked in native words (issue 53).
+    assert message.from_email == "دليل <noreply@localhost>"
+    assert "أجب عنها الآن، فهذا أنسب وقت لمراجعتها:" in message.body
+
+
+def test_an_operators_own_sender_is_kept_in_every_language(learner_with_email, quiz, settings):
+    settings.DEFAULT_FROM_EMAIL = "Acme Learning <learning@acme.example>"
+    opted_in(learner_with_email, language="ar")
+    cards_due(learner_with_email, quiz, 2)
+
+    run_pass(MORNING_IN_RIYADH)
+
+    [message] = mail.outbox
+    assert message.from_email == "Acme Learning <learning@acme.example>"
 
 
 # --- Unsubscribing --------------------------------------------------------------------------

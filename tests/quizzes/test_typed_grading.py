@@ -7,10 +7,11 @@ import pytest
 
 from quizzes.content import AcceptedTextData, ItemData, PairData
 from quizzes.grading import grade_matches, grade_order, grade_text, longest_in_order
-from quizzes.short_answers import folded, matches
+from quizzes.short_answers import folded, matches, shadowed_answers
 from tests.factories import question_data
 
 
+# Each row's case, after the first thirteen, failed before issue 53 (and issue 52's point 7).
 @pytest.mark.parametrize(
     ("typed", "accepted"),
     [
@@ -27,6 +28,44 @@ from tests.factories import question_data
         ("۱۶", "16"),  # Eastern Arabic-Indic digits
         ("\u200fالمعاملات\u200f", "المعاملات"),  # bidi marks from a copy
         ("القيمة\u0670", "القيمة"),  # the dagger alef
+        # Punctuation around the answer: a final full stop, Arabic comma, question mark,
+        # semicolon; Latin ones; one before the answer.
+        ("حالة المُحَسِّن.", "حالة المُحسِّن"),
+        ("حالات المحسن،", "حالات المحسن"),
+        ("التجزئة؟", "التجزئة"),
+        ("التجزئة ؛", "التجزئة"),
+        ("Gradients!", "gradients"),
+        ("optimizer states?", "optimizer states"),
+        ("، حالات المحسن", "حالات المحسن"),
+        ("all-gather...", "all-gather"),
+        # Hamza seats.
+        ("مسئول", "مسؤول"),
+        ("شئون", "شؤون"),
+        ("شئ", "شيء"),
+        ("بطئ", "بطيء"),
+        ("قرائة", "قراءة"),
+        # The Arabic decimal and thousands separators.
+        ("12٫5", "12.5"),
+        ("١٢٫٥", "12.5"),
+        ("1٬000", "1,000"),
+        # Persian yeh and keheh.
+        ("ذاکرة", "ذاكرة"),
+        ("تدریب", "تدريب"),
+        ("مستوی", "مستوى"),
+        # Hyphens and dashes: the glossary's non-breaking hyphen (U+2011), U+2010, figure
+        # and en dashes, the minus sign.
+        ("all-gather", "all\u2011gather"),
+        ("all\u2010gather", "all-gather"),
+        ("reduce\u2012scatter", "reduce-scatter"),
+        ("reduce\u2013scatter", "reduce\u2011scatter"),
+        ("\u22120.5", "-0.5"),
+        # Invisible characters (issue 52, point 7): zero-width space, BOM, soft hyphen,
+        # embeddings, the word joiner.
+        ("المحسن\u200b", "المحسن"),
+        ("\ufeffZeRO", "ZeRO"),
+        ("opti\u00admizer", "optimizer"),
+        ("\u202bالمعاملات\u202c", "المعاملات"),
+        ("Ze\u2060RO", "ZeRO"),
     ],
 )
 def test_folding_ignores_what_people_type_differently(typed, accepted):
@@ -36,16 +75,68 @@ def test_folding_ignores_what_people_type_differently(typed, accepted):
 
 @pytest.mark.parametrize(
     ("typed", "accepted"),
-    [("gradient", "gradients"), ("المحسن", "المحسنات"), ("16", "61"), ("تدرج", "درج")],
+    [
+        ("gradient", "gradients"),
+        ("المحسن", "المحسنات"),
+        ("16", "61"),
+        ("تدرج", "درج"),
+        ("حالات محسن", "حالات المحسن"),  # the article dropped
+        ("جزء", "جزيء"),  # a part is not a molecule: a final يء is not a bare ء
+        ("بطء", "بطيء"),
+        ("all gather", "all-gather"),
+        ("12.5", "125"),
+        ("", "؟"),  # an accepted answer of punctuation alone is matched as written
+        (".", "?"),
+    ],
 )
 def test_folding_keeps_what_makes_another_word(typed, accepted):
     assert not matches(typed, accepted)
 
 
-def test_an_exact_answer_counts_case_and_diacritics_but_not_spaces():
+def test_an_answer_of_punctuation_alone_matches_itself():
+    assert matches(" ؟ ", "؟")
+
+
+def test_an_exact_answer_counts_case_diacritics_punctuation_and_hyphens_but_not_spaces():
     assert matches("  ZeRO-3 ", "ZeRO-3", exact=True)
     assert not matches("zero-3", "ZeRO-3", exact=True)
     assert not matches("المحسّن", "المحسن", exact=True)
+    assert not matches("حالة المحسن.", "حالة المحسن", exact=True)
+    assert not matches("all-gather", "all\u2011gather", exact=True)
+    assert not matches("مسئول", "مسؤول", exact=True)
+
+
+@pytest.mark.parametrize(
+    ("typed", "accepted"),
+    [
+        ("\u200fZeRO-3\u200b", "ZeRO-3"),
+        ("\ufeffZeRO-3", "ZeRO-3"),
+        ("Ze\u00adRO-3", "ZeRO-3"),
+        ("\u2066ZeRO-3\u2069", "ZeRO-3"),
+        ("e\u0301tat", "\u00e9tat"),  # e + combining acute (NFD) is é (NFC)
+        ("\u0627\u0653لية", "آلية"),  # alef + madda above is alef madda
+    ],
+)
+def test_an_exact_answer_drops_invisible_characters_and_compares_composed_forms(typed, accepted):
+    assert matches(typed, accepted, exact=True)
+    assert matches(accepted, typed, exact=True)
+
+
+def test_an_accepted_answer_outweighed_by_one_folded_alike_is_shadowed():
+    rows = [
+        (("TCP", ""), D(1), False),
+        (("tcp", ""), D("0.5"), False),  # the GIFT sample: a dead row here
+        (("Tcp", ""), D(1), True),  # exact, but everything it matches "TCP" matches too
+        (("TCP/IP", ""), D("0.5"), False),
+        (("tcp", "تي سي بي"), D("0.5"), False),  # its Arabic earns its weight
+    ]
+    assert shadowed_answers(rows) == [(2, 1), (3, 1)]
+    # An exact answer worth more than a folded one alike is not shadowed, nor is the
+    # folded one (it marks what the exact one does not).
+    assert shadowed_answers([(("ZeRO",), D(1), True), (("zero",), D("0.5"), False)]) == []
+    # Of two alike and worth the same, the second is the dead row, whichever its language.
+    rows = [(("optimizer", "المُحسِّن"), D(1), False), (("المحسن.", ""), D(1), False)]
+    assert shadowed_answers(rows) == [(2, 1)]
 
 
 def _accepted(*rows):

@@ -28,6 +28,7 @@ from django.utils.translation import gettext as _
 from ...models.kinds import (
     PART_TEXT_MAX_LENGTH,
     SHORT_ANSWER_MAX_LENGTH,
+    shadowed_texts,
     validate_accepted_texts,
     validate_pairs,
 )
@@ -168,6 +169,11 @@ class TypedAnswers:
             )
         if not self.errors:
             self._validated(validate_accepted_texts, [(n, t.fraction) for n, t in enumerate(texts)])
+        # Answers Moodle may tell apart (a case-sensitive question's) and Daleel's folding
+        # does not: imported, with a warning on the answer that never counts.
+        numbered = [(n, t.text.en, t.text.ar, t.fraction, False) for n, t in enumerate(texts, 1)]
+        for number, message in shadowed_texts(numbered):
+            self.warn(texts[number - 1].line, message)
         return texts
 
     def pairs(self, answers: str) -> list[GiftPair]:

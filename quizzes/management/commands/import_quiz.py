@@ -2,19 +2,20 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from quizzes.instructors.imports import (
-    PLACEHOLDER_GUIDE_SLUG,
-    GiftImportError,
-    quiz_import_gift,
-    read_gift,
-)
+from quizzes.instructors.exchange.content import ExchangeError
+from quizzes.instructors.imports import PLACEHOLDER_GUIDE_SLUG, file_dry_run, quiz_import_file
 from quizzes.models import Guide
+
+FORMAT_NAMES = {"gift": "GIFT", "moodle": "Moodle XML", "qti": "QTI"}
 
 
 class Command(BaseCommand):
     help = (
-        "Import the questions of a Moodle GIFT file (UTF-8): one answer, several answers, "
-        "true or false, numbers, short answer and matching. "
+        "Import the questions of a file: Moodle GIFT (UTF-8 text), Moodle XML, or a QTI "
+        "package (a zip: Canvas's QTI 1.2 export, QTI 2.1 and 2.2), told apart by its content. "
+        "GIFT: one answer, several answers, true or false, numbers, short answer and matching; "
+        "Moodle XML and QTI: those and ordering, with images, feedback and both languages. "
+        "Each Moodle category or QTI test holding questions becomes a quiz. "
         "With --quiz SLUG they are appended after that quiz's last question, or a quiz with "
         "that slug is created; without it a new quiz is created, titled after the file's "
         "$CATEGORY: (its last segment) or else the file name. A new quiz is unpublished, so "
@@ -27,7 +28,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("file", type=Path, help="The GIFT file to import.")
+        parser.add_argument(
+            "file", type=Path, help="The GIFT, Moodle XML or QTI (zip) file to import."
+        )
         parser.add_argument(
             "--quiz", metavar="SLUG", help="Append to this quiz (created if it does not exist)."
         )
@@ -40,13 +43,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, file: Path, quiz: str | None, guide: str | None, **options) -> None:
         try:
-            text = file.read_text(encoding="utf-8-sig")
+            data = file.read_bytes()
         except FileNotFoundError as error:
             raise CommandError(f"No such file: {file}") from error
         except OSError as error:  # a folder, a file we may not read
             raise CommandError(f"Cannot read {file}: {error.strerror}.") from error
-        except UnicodeDecodeError as error:
-            raise CommandError(f"{file} is not UTF-8 text: save it as UTF-8.") from error
         guide_obj = None
         if guide:
             try:
@@ -55,33 +56,39 @@ class Command(BaseCommand):
                 raise CommandError(f"No guide with slug {guide!r}.") from error
 
         if options["dry_run"]:
-            document = read_gift(text)
-            self._report(document.skipped + document.warnings)
-            if document.errors:
-                raise CommandError(self._refusal(file, document.errors))
+            try:
+                file_format, quizzes, notes = file_dry_run(data)
+            except ExchangeError as error:
+                self._report(error.notes)
+                raise CommandError(self._refusal(file, error.problems)) from error
+            self._report(notes)
+            count = sum(number for _title, number in quizzes)
             self.stdout.write(
-                f"{file}: {len(document.questions)} question(s) would be imported "
-                "(dry run: nothing was written)."
+                f"{file}: {count} question(s) would be imported (dry run: nothing was written)."
             )
+            if file_format != "gift":
+                for title, number in quizzes:
+                    name = quiz or title or "(named after the file)"
+                    self.stdout.write(f"  {FORMAT_NAMES[file_format]}: {number} into {name!r}")
             return
 
         try:
-            result = quiz_import_gift(
-                text=text, filename=file.name, quiz_slug=quiz, guide=guide_obj
+            result = quiz_import_file(
+                data=data, filename=file.name, quiz_slug=quiz, guide=guide_obj
             )
-        except GiftImportError as error:
-            if error.document is not None:
-                self._report(error.document.skipped + error.document.warnings)
+        except ExchangeError as error:
+            self._report(error.notes)
             raise CommandError(self._refusal(file, error.problems)) from error
         self._report(result.notes)
-        action = "created" if result.created else "added to"
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"{file}: {len(result.questions)} question(s) {action} quiz "
-                f"{result.quiz.slug!r}"
-                + (" (unpublished)." if not result.quiz.is_published else " (published).")
+        for part in result.quizzes:
+            action = "created" if part.created else "added to"
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"{file}: {len(part.questions)} question(s) {action} quiz "
+                    f"{part.quiz.slug!r}"
+                    + (" (unpublished)." if not part.quiz.is_published else " (published).")
+                )
             )
-        )
         if result.placeholder_guide:
             self.stdout.write(
                 f"The quiz belongs to the placeholder guide {PLACEHOLDER_GUIDE_SLUG!r}: "
@@ -89,7 +96,10 @@ class Command(BaseCommand):
             )
 
     def _report(self, problems) -> None:
-        for problem in sorted(problems, key=lambda problem: problem.line):
+        # GIFT's notes by line; a package's in the order of its files.
+        if all(not getattr(problem, "source", "") for problem in problems):
+            problems = sorted(problems, key=lambda problem: problem.line)
+        for problem in problems:
             self.stderr.write(self.style.WARNING(str(problem)))
 
     def _refusal(self, file: Path, problems) -> str:
