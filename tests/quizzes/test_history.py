@@ -136,3 +136,60 @@ def test_a_finished_attempts_link_is_its_answers_not_review(learner_client, lear
     page = learner_client.get("/en/attempts/").content.decode()
 
     assert f'<a href="/en/attempts/{attempt.pk}/result/">Answers</a>' in page
+
+
+def _rows_read(client, path: str) -> int:
+    """Rows the database sent for one request (every statement's), counted on the cursor."""
+    from django.db import connection
+
+    rows = 0
+
+    def count(execute, sql, params, many, context):
+        nonlocal rows
+        result = execute(sql, params, many, context)
+        rows += max(context["cursor"].rowcount, 0)
+        return result
+
+    with connection.execute_wrapper(count):
+        assert client.get(path).status_code == 200
+    return rows
+
+
+def test_the_by_quiz_summary_has_the_best_latest_and_count_of_many_attempts(learner):
+    quiz = make_quiz(questions=3, title_en="Sharding")
+    scores = [1, 3, 2, 0, 2]
+    for right in scores:
+        finish(learner, quiz, right=right)
+    client = Client()
+    client.force_login(learner)
+    page = client.get("/en/attempts/").content.decode()
+    by_quiz = page.split("By quiz")[1].split("All attempts")[0]
+    assert "3 / 3" in by_quiz  # the best
+    assert "2 / 3" in by_quiz  # the latest
+    assert ">5<" in by_quiz  # attempts
+
+
+def test_the_history_reads_what_its_page_shows_not_every_attempt(learner):
+    """Statements and rows read stay the same for 2 and for 40 attempts on the same quizzes:
+    the summaries are ranked and counted in the database, the list is paged."""
+    quizzes = [make_quiz(questions=2) for _ in range(2)]
+    client = Client()
+    client.force_login(learner)
+    for quiz in quizzes:
+        finish(learner, quiz, right=1)
+    client.get("/en/attempts/")  # warm: the content's cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as few:
+        client.get("/en/attempts/")
+    rows_few = _rows_read(client, "/en/attempts/")
+    for _ in range(19):
+        for quiz in quizzes:
+            finish(learner, quiz, right=2)
+    with CaptureQueriesContext(connection) as many:
+        client.get("/en/attempts/")
+    rows_many = _rows_read(client, "/en/attempts/")
+    assert len(many.captured_queries) == len(few.captured_queries)
+    # The page's 20 rows instead of 2; the summaries and the mastery read the same.
+    assert rows_many - rows_few <= 20 - 2 + 1
