@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.forms.models import BaseInlineFormSet
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from ..models import (
@@ -443,7 +444,7 @@ class QuestionForm(QuestionPartsFormMixin, KindShapesFormMixin, ImageFormMixin, 
 
 class QuizForm(forms.ModelForm):
     guide_position = forms.IntegerField(
-        label=_("position in the guide"),
+        label=capfirst(_("position in the guide")),
         required=False,
         min_value=0,
         max_value=32767,
@@ -477,7 +478,7 @@ class QuizForm(forms.ModelForm):
 class QuizOverrideForm(forms.ModelForm):
     """A learner override, naming the learner by username (instructors cannot browse users)."""
 
-    username = forms.CharField(label=_("learner's username"), max_length=150)
+    username = forms.CharField(label=capfirst(_("learner's username")), max_length=150)
 
     class Meta:
         model = QuizOverride
