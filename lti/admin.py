@@ -53,8 +53,11 @@ class LtiIdentityAdmin(admin.ModelAdmin):
 
 @admin.register(QuizGrading)
 class QuizGradingAdmin(admin.ModelAdmin):
+    """Which attempt of a learner's a quiz's grade column on the platform gets (best when a
+    quiz has none): chosen by the quiz's title, not its number."""
+
     list_display = ["quiz", "counts"]
-    raw_id_fields = ["quiz"]
+    autocomplete_fields = ["quiz"]
 
 
 @admin.register(ScorePost)

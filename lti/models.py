@@ -273,8 +273,8 @@ class QuizGrading(models.Model):
     )
 
     class Meta:
-        verbose_name = _("grade sent to platforms")
-        verbose_name_plural = _("grades sent to platforms")
+        verbose_name = _("attempt that counts for platforms")
+        verbose_name_plural = _("attempts that count for platforms")
 
     def __str__(self) -> str:
         return str(self.quiz)

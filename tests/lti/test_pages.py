@@ -87,3 +87,28 @@ def test_the_admin_shows_no_private_key(registered):
 
     assert all(key.kid in page for page in pages)
     assert not any("PRIVATE KEY" in page for page in pages)
+
+
+def test_an_instructor_chooses_which_attempt_counts_by_the_quizs_title(instructor):
+    """Listed as "Attempts that count for platforms" (it was "Grades sent to platforms → Add",
+    which reads as sending a grade by hand), the quiz found by its title."""
+    from django.test import Client
+
+    from lti.models import QuizGrading
+    from tests.factories import make_quiz
+
+    quiz = make_quiz(questions=1, title_en="Sharded optimizers")
+    client = Client()
+    client.force_login(instructor)
+
+    index = client.get("/en/admin/").content.decode()
+    assert "Attempts that count for platforms" in index
+    assert "Grades sent to platforms" not in index
+    found = client.get(
+        "/en/admin/autocomplete/",
+        {"term": "Sharded", "app_label": "lti", "model_name": "quizgrading", "field_name": "quiz"},
+    ).json()
+    assert [row["text"] for row in found["results"]] == ["Sharded optimizers"]
+    saved = client.post("/en/admin/lti/quizgrading/add/", {"quiz": quiz.pk, "counts": "last"})
+    assert saved.status_code == 302
+    assert QuizGrading.objects.get(quiz=quiz).counts == "last"
