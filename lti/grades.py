@@ -114,7 +114,7 @@ class CachedTokenConnector(ServiceConnector):
 
 
 def _ratio(attempt: Attempt) -> Decimal:
-    return attempt.score / attempt.total if attempt.total else Decimal(0)
+    return attempt.grade_fraction
 
 
 def _grade_changes(post: ScorePost) -> bool:
@@ -142,7 +142,7 @@ def _grade_changes(post: ScorePost) -> bool:
         .first()
     )
     return last_sent is None or (last_sent.score_given, last_sent.score_maximum) != (
-        attempt.score,
+        attempt.grade_score,
         max(attempt.total, 1),
     )
 
@@ -160,7 +160,8 @@ def _send(post: ScorePost) -> None:
     finished = attempt.finished_at or timezone.now()
     grade = (
         Grade()
-        .set_score_given(float(attempt.score))
+        # Marked by certainty: the CBM grade (quizzes/confidence.py), else the score.
+        .set_score_given(float(attempt.grade_score))
         .set_score_maximum(max(attempt.total, 1))
         .set_activity_progress("Completed")
         .set_grading_progress("FullyGraded")
@@ -174,7 +175,7 @@ def _send(post: ScorePost) -> None:
             # A token the platform no longer takes: the next try asks for a new one.
             connector.forget_token(link.scopes)
         raise
-    post.score_given = attempt.score
+    post.score_given = attempt.grade_score
     post.score_maximum = max(attempt.total, 1)
 
 

@@ -44,6 +44,7 @@ from ..content import (
 )
 from ..models import Answer, Attempt, QuizOverride, ReviewCard
 from ..models import Quiz as QuizModel
+from .. import confidence as confidence_rules
 from . import rules
 from .responses import ChoiceVerdict, RecordedAnswer, unanswered_verdicts
 from .rules import Availability
@@ -70,6 +71,10 @@ class AttemptRow(rules.AttemptFacts):
     deadline: datetime | None
     choice_order: Mapping[str, list[int]]
     question_order: tuple[int, ...]
+    # Confidence asked with each answer, and marked by (quizzes/confidence.py); the CBM sum
+    # once finished under marking.
+    confidence: str = confidence_rules.OFF
+    cbm_score: Decimal | None = None
 
     @classmethod
     def of(cls, attempt: Attempt) -> AttemptRow:
@@ -85,6 +90,8 @@ class AttemptRow(rules.AttemptFacts):
             deadline=attempt.deadline,
             choice_order=MappingProxyType(dict(attempt.choice_order or {})),
             question_order=tuple(attempt.question_order or ()),
+            confidence=attempt.confidence,
+            cbm_score=attempt.cbm_score,
         )
 
     @property
@@ -158,6 +165,17 @@ class AttemptState:
 
     def answer_for(self, question: QuestionData) -> RecordedAnswer | None:
         return self.answers.get(question.pk)
+
+    def confidence_summary(self) -> confidence_rules.Summary | None:
+        """How the learner's levels went (per level, answers and right ones; the CBM average
+        under marking), once feedback may show; None where the attempt did not ask."""
+        if self.attempt.confidence == confidence_rules.OFF or not self.shows_feedback:
+            return None
+        return confidence_rules.summary(
+            ((answer.is_correct, answer.confidence) for answer in self.answers.values()),
+            cbm=self.attempt.cbm_score,
+            total=self.attempt.total,
+        )
 
     @property
     def shows_feedback(self) -> bool:
@@ -255,9 +273,18 @@ def state_of(attempt: AttemptRow, content: QuizContent, answers: Iterable[Any]) 
     return AttemptState(attempt=attempt, content=content, answers=recorded)
 
 
-def finished(state: AttemptState, *, at: datetime, score: Decimal, total: int) -> AttemptState:
+def finished(
+    state: AttemptState,
+    *,
+    at: datetime,
+    score: Decimal,
+    total: int,
+    cbm_score: Decimal | None = None,
+) -> AttemptState:
     """`state` with its attempt finished (as written)."""
-    attempt = dataclasses.replace(state.attempt, finished_at=at, score=score, total=total)
+    attempt = dataclasses.replace(
+        state.attempt, finished_at=at, score=score, total=total, cbm_score=cbm_score
+    )
     return dataclasses.replace(state, attempt=attempt)
 
 
@@ -356,6 +383,8 @@ _ATTEMPT = [
     ("a.deadline", "deadline", _when),
     ("a.choice_order", "choice_order", _json),
     ("a.question_order", "question_order", _json),
+    ("a.confidence", "confidence", _as_is),
+    ("a.cbm_score", "cbm_score", _decimal(4)),
     ("q.updated_at", "version", _when),
 ]
 _ANSWER = [
@@ -371,6 +400,7 @@ _ANSWER = [
     ("r.answered_at", "answered_at", _when),
     ("r.text", "text", _as_is),
     ("r.arrangement", "arrangement", _json),
+    ("r.confidence", "answer_confidence", _as_is),
 ]
 _CARD = [
     ("c.id", "card_pk", _as_is),
@@ -382,6 +412,7 @@ _CARD = [
     ("c.last_review", "last_review", _when),
     ("c.reviews", "reviews", _as_is),
     ("c.created_at", "created_at", _when),
+    ("c.sure_miss", "sure_miss", bool),
 ]
 
 
@@ -435,6 +466,7 @@ class _AnswerRow:
     answered_at: datetime
     text: str
     arrangement: Any
+    confidence: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,6 +512,8 @@ def attempt_read(
         deadline=first["deadline"],
         choice_order=MappingProxyType(first["choice_order"] or {}),
         question_order=tuple(first["question_order"] or ()),
+        confidence=first["confidence"],
+        cbm_score=first["cbm_score"],
     )
     content = quiz_content_of(quiz_id=attempt.quiz_id, version=first["version"])
     answers = []
@@ -501,6 +535,7 @@ def attempt_read(
                 answered_at=answer["answered_at"],
                 text=answer["text"],
                 arrangement=answer["arrangement"],
+                confidence=answer["answer_confidence"],
             )
         )
     state = state_of(attempt, content, answers)

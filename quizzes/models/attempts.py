@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
+from ..confidence import LEVEL_NAMES
 from ..attempts.rules import DEADLINE_GRACE, AttemptFacts, past_deadline
 from .content import Choice, Question, Quiz
 from .kinds import SHORT_ANSWER_MAX_LENGTH
@@ -113,6 +114,16 @@ class Attempt(AttemptFacts, models.Model):
     feedback = models.CharField(
         _("feedback"), max_length=10, choices=Quiz.Feedback.choices, default=Quiz.Feedback.IMMEDIATE
     )
+    # Whether each answer carries how sure the learner was, and whether it marks by it
+    # (quizzes/confidence.py), as the quiz said at the start.
+    confidence = models.CharField(
+        _("confidence"), max_length=10, choices=Quiz.Confidence.choices, default=Quiz.Confidence.OFF
+    )
+    # Certainty-based marking: the sum of the answers' CBM marks (quizzes/confidence.py), fixed
+    # when it finishes; None when the attempt was not marked by certainty.
+    cbm_score = models.DecimalField(
+        _("certainty-based score"), max_digits=9, decimal_places=4, null=True, blank=True
+    )
     # No answer is taken after this (plus a grace for the network: attempts.rules).
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
     # {question id: [choice ids]}: this attempt's own order of choices, drawn at the start.
@@ -203,6 +214,11 @@ class AbstractAnswer(models.Model):
     # Whole mark earned (fraction 1): what "right" means in counts and analyses.
     is_correct = models.BooleanField(_("correct"))
     answered_at = models.DateTimeField(_("answered"), default=timezone.now)
+    # How sure the learner said they were (quizzes/confidence.py: 1 not sure, 2 fairly, 3
+    # very); empty where the quiz did not ask.
+    confidence = models.PositiveSmallIntegerField(
+        _("confidence"), null=True, blank=True, choices=list(LEVEL_NAMES.items())
+    )
 
     class Meta:
         abstract = True

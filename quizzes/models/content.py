@@ -17,6 +17,7 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from .. import confidence
 from ..attempts import rules
 from ..search import search_text_for
 
@@ -160,6 +161,24 @@ class Quiz(models.Model):
             "After each question: the verdict, the right answer and the explanation right away. "
             "When the learner finishes: answers can be changed until the learner submits them "
             "all; nothing about correctness shows before."
+        ),
+    )
+    class Confidence(models.TextChoices):
+        OFF = confidence.OFF, _("Not asked")
+        ASK = confidence.ASK, _("Asked with each answer; the score unchanged")
+        MARKING = confidence.MARKING, _("Asked with each answer, and marked by certainty")
+
+    confidence = models.CharField(
+        _("confidence"),
+        max_length=10,
+        choices=Confidence.choices,
+        default=Confidence.OFF,
+        help_text=_(
+            "Learners say with each answer how sure they are: not sure, fairly sure or very "
+            "sure. A right answer given unsure and a wrong one given very sure come back "
+            "sooner in review. Marked by certainty, a question earns 1, 2 or 3 when right "
+            "and 0, −2 or −6 when wrong, by the level given; the grade is the average's "
+            "share of 3 (none at or below 0), with the share right shown beside it."
         ),
     )
     time_limit = models.DurationField(

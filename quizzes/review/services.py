@@ -83,8 +83,9 @@ def review_next(
     after: int | None = None,
     now: datetime | None = None,
 ) -> ReviewStep | None:
-    """The card to review now: the one due longest ago; with `practise`, the one not due yet
-    that is due soonest, after the card `after` (the one practised last) in that order, so
+    """The card to review now: a misconception due first (a question missed when the learner
+    was very sure), then the one due longest ago; with `practise`, the one not due yet that is
+    due soonest, after the card `after` (the one practised last) in that order, so
     that practice goes through every card once. None when there is none."""
     now = now or timezone.now()
     cards = offered(user_id).select_related("question__quiz").order_by("due", "pk")
@@ -92,7 +93,7 @@ def review_next(
     # navigation's badge shows the same number.
     due = review_due_counts(user_id=user_id, now=now, fresh=True)
     if not practise:
-        cards = cards.filter(due__lte=now)
+        cards = cards.filter(due__lte=now).order_by("-sure_miss", "due", "pk")
     else:
         cards = cards.filter(due__gt=now)
         if after is not None:
@@ -200,6 +201,8 @@ def review_submit(
             answer.save(force_insert=True)
             was_due = card.due
             scheduled = moved(card, right=answer.is_correct, at=now)
+            # A misconception (missed when very sure) stays marked until answered right.
+            scheduled.sure_miss = scheduled.sure_miss and not answer.is_correct
             written = ReviewCard.objects.filter(pk=card.pk, reviews=revision).update(
                 **{name: getattr(scheduled, name) for name in SCHEDULED_FIELDS}
             )
