@@ -1,4 +1,9 @@
-"""The address django-axes locks out and sign-up throttles: the client's, even behind proxies."""
+"""The client's address, even behind proxies; and the key every limit counts it under.
+
+An IPv6 client is counted by its network (CLIENT_IPV6_PREFIX bits, a /64 by default): one
+subscriber or one host is given a whole /64 and may use any address in it, so counting each
+address would give it 2**64 fresh counts. An IPv4 client is counted by its address.
+"""
 
 from __future__ import annotations
 
@@ -59,3 +64,19 @@ def client_ip(request: HttpRequest) -> str | None:
         if not _trusted(address):
             break
     return str(client)
+
+
+def client_key(request: HttpRequest) -> str | None:
+    """The client as every limit and django-axes count it (AXES_CLIENT_IP_CALLABLE): its IPv4
+    address, or the first address of its IPv6 network (CLIENT_IPV6_PREFIX bits), so that
+    `2001:db8:1:2::9` and `2001:db8:1:2:ffff::1` are one client, `2001:db8:1:3::9` another.
+    Pages that show or check an address itself (a notice's "from where", the metrics'
+    allowed addresses) use `client_ip`."""
+    text = client_ip(request)
+    address = _address(text or "")
+    if address is None:
+        return text
+    if address.version == 4:
+        return str(address)
+    network = ipaddress.ip_network(f"{address}/{settings.CLIENT_IPV6_PREFIX}", strict=False)
+    return str(network.network_address)

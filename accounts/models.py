@@ -26,6 +26,20 @@ def validate_time_zone(value: str) -> None:
 
 
 class ProfileQuerySet(models.QuerySet):
+    def mailable(self) -> ProfileQuerySet:
+        """Active learners' profiles with their user, whose address its owner verified by
+        link (allauth's EmailAddress): never one typed in and left unverified, which may be
+        somebody else's. What a mail to learners goes to (reminders, regrades)."""
+        return (
+            self.filter(
+                user__is_active=True,
+                user__emailaddress__primary=True,
+                user__emailaddress__verified=True,
+            )
+            .exclude(user__email="")
+            .select_related("user")
+        )
+
     def looking_like(self, username: str) -> ProfileQuerySet:
         """The profiles of accounts whose names look like `username` (accounts.usernames)."""
         keys = set(skeletons(username))
@@ -69,6 +83,15 @@ class Profile(models.Model):
     # many review questions are due; empty: no reminders (quizzes.reminders).
     reminder_hour = models.PositiveSmallIntegerField(
         _("reminder hour"), null=True, blank=True, validators=[MaxValueValidator(23)]
+    )
+    # A mail when a regrade changed one of their scores (quizzes.regrading).
+    regrade_mail = models.BooleanField(
+        _("mail me when a regrade changes my score"),
+        default=True,
+        help_text=_(
+            "When an instructor fixes a question's answer key and your score changes, we tell "
+            "you by email (only to a verified address)."
+        ),
     )
     # The learner's local date of the last reminder: never more than one a day.
     reminded_on = models.DateField(_("last reminded on"), null=True, blank=True, editable=False)

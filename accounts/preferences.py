@@ -61,7 +61,7 @@ class PreferencesForm(forms.ModelForm):
 
     class Meta:
         model = Profile
-        fields = ["time_zone", "reminder_hour"]
+        fields = ["time_zone", "reminder_hour", "regrade_mail"]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -1,17 +1,21 @@
 """A learner's rights over their data: a copy of everything held about them, and erasure.
 
-The export is one JSON document made of sections, one function each (`SECTIONS`). What a
-new model holds about a learner is a new section: write `thing_export(user)` next to the
-model and add it here. Erasure follows the database's cascades from the user (attempts and
-their answers, review cards and review answers, reports, the profile, email addresses,
-second factors), then removes what
-refers to the learner only by name (django-axes' sign-in records) and ends every session
-they have.
+The export is one JSON document made of sections, one function each (`SECTIONS`), written as it
+is read (`account_export_json`): a section that is a list may be any iterable, and a long one
+(a learner's attempts, their review cards) an iterator reading in chunks, so that the download
+streams in bounded memory whatever its size. What a new model holds about a learner is a new
+section: write `thing_export(user)` next to the model and add it here.
+
+Erasure follows the database's cascades from the user (attempts and their answers, review cards
+and review answers, reports, the profile, email addresses, second factors), then removes what
+refers to the learner only by name (django-axes' sign-in records) and ends every session they
+have.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from allauth.account.models import EmailAddress
@@ -20,6 +24,7 @@ from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -92,14 +97,52 @@ SECTIONS: dict[str, Callable[[User], Any]] = {
 }
 
 
+# The download is sent in pieces of about this many characters.
+EXPORT_PIECE = 64 * 1024
+
+
 def account_export(*, user: User) -> dict:
-    """Everything held about `user`, as one JSON-ready document."""
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "exported_at": timezone.now().isoformat(),
-        **{name: section(user) for name, section in SECTIONS.items()},
-    }
+    """Everything held about `user`, as one JSON-ready document (in memory: see
+    `account_export_json` for the download)."""
+    return json.loads("".join(account_export_json(user=user)))
+
+
+def account_export_json(*, user: User) -> Iterator[str]:
+    """Everything held about `user` as one JSON document (indented), in pieces as it is read.
+    Scores and marks are decimals ("3.5"): written as strings, exactly."""
+    encoder = DjangoJSONEncoder(ensure_ascii=False, indent=2)
+
+    def value(data: Any, depth: int) -> str:
+        return encoder.encode(data).replace("\n", "\n" + "  " * depth)
+
+    def parts() -> Iterator[str]:
+        head = {"format": FORMAT, "version": VERSION, "exported_at": timezone.now().isoformat()}
+        fields = list(head.items())
+        yield "{"
+        for index, (name, data) in enumerate(fields):
+            yield f"{',' if index else ''}\n  {encoder.encode(name)}: {value(data, 1)}"
+        for name, section in SECTIONS.items():
+            data = section(user)
+            yield f",\n  {encoder.encode(name)}: "
+            if isinstance(data, dict | str) or not isinstance(data, Iterable):
+                yield value(data, 1)
+                continue
+            empty = True
+            for item in data:
+                yield ("[" if empty else ",") + "\n    " + value(item, 2)
+                empty = False
+            yield "[]" if empty else "\n  ]"
+        yield "\n}\n"
+
+    piece: list[str] = []
+    size = 0
+    for part in parts():
+        piece.append(part)
+        size += len(part)
+        if size >= EXPORT_PIECE:
+            yield "".join(piece)
+            piece, size = [], 0
+    yield "".join(piece)
 
 
 def _session_keys(user: User) -> list[str]:

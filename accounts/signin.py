@@ -2,9 +2,16 @@
 
 - django-axes counts failures under the username as sign-in matches it: allauth's backend
   finds `Alice` for `alice` (case-insensitively), so axes keys on the case-folded name
-  (AXES_USERNAME_CALLABLE); another spelling is the same count, not a fresh one.
-- One client address may fail SIGN_IN_FAILURE_RATE_PER_CLIENT times across all usernames
-  (password spraying); past it, the sign-in page answers 429 before any password is hashed.
+  (AXES_USERNAME_CALLABLE); another spelling is the same count, not a fresh one. A username
+  locked out from this client is answered before any password is checked.
+- One client (an IPv4 address, an IPv6 /64: accounts.client_ip.client_key) may fail
+  SIGN_IN_FAILURE_RATE_PER_CLIENT times across all usernames (password spraying); past it,
+  the sign-in page answers 429 before any password is checked. A browser that has signed in
+  to the account before is counted apart (accounts.devices), so one learner spraying from a
+  school's address does not lock the class out.
+- Increment, then decide (accounts.limits): a sign-in takes its place under the client's
+  limit (or its browser's) and under the username's lockout before its password is checked,
+  and gives them back unless it failed. Concurrent sign-ins cannot pass either limit.
 - One authentication backend checks the password (allauth's; settings), so a failed sign-in
   hashes it once.
 """
@@ -12,6 +19,8 @@
 from __future__ import annotations
 
 from allauth.account import views as allauth_views
+from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import get_lockout_response
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
 from django.dispatch import receiver
@@ -20,10 +29,16 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from .client_ip import client_ip
-from .limits import hit, limited, reached
+from . import devices
+from .client_ip import client_key
+from .limits import Place, give_back, hit, limited, take
 
 GROUP = "sign-in-failures-client"
+DEVICE_GROUP = "sign-in-failures-device"
+ACCOUNT_GROUP = "sign-in-in-flight"
+# Set on the request by the sign-in page, which counts its own failures: a list the receiver
+# below marks when the password was wrong.
+COUNTED = "sign_in_counted"
 
 
 def username_key(request: HttpRequest | None, credentials: dict | None) -> str:
@@ -35,33 +50,78 @@ def username_key(request: HttpRequest | None, credentials: dict | None) -> str:
     return str(username or "").strip().casefold()
 
 
-def _client(request: HttpRequest | None) -> str | None:
-    return client_ip(request) if request is not None else None
-
-
 @receiver(user_login_failed)
 def count_failure_per_client(sender, credentials=None, request=None, **kwargs) -> None:
     """Every failed sign-in (a wrong password here or on a page that asks for it again) counts
-    against the client's address, whichever username it named."""
-    if address := _client(request):
+    against the client, whichever username it named; the sign-in page has counted it
+    already (its place is kept)."""
+    if request is None:
+        return
+    failed = getattr(request, COUNTED, None)
+    if failed is not None:
+        failed.append(True)
+    elif address := client_key(request):
         hit(group=GROUP, key=address, rate=settings.SIGN_IN_FAILURE_RATE_PER_CLIENT)
+
+
+def _device_rate() -> str:
+    return f"{settings.AXES_FAILURE_LIMIT}/{round(settings.AXES_COOLOFF_TIME * 60)}m"
+
+
+def _in_flight(request: HttpRequest, username: str) -> tuple[bool, Place | None]:
+    """A place among the username's sign-ins in flight from this client; (False, None) when
+    they and the failures django-axes has counted make its lockout. The place is taken
+    before the failures are read: a sign-in that ends in between is counted in one or the
+    other (it writes its failure before it gives its place back), never in neither."""
+    limit = settings.AXES_FAILURE_LIMIT
+    key = f"{username}\n{client_key(request)}"
+    wait, place = take(group=ACCOUNT_GROUP, key=key, rate=f"{limit}/m")
+    if wait or place is None:
+        return wait is None, None
+    if AxesProxyHandler.get_failures(request, {"username": username}) + place.count > limit:
+        give_back(place)
+        return False, None
+    return True, place
+
+
+def _limited(request: HttpRequest, wait: int) -> HttpResponse:
+    return limited(
+        request,
+        wait=wait,
+        reason=_("Many sign-ins failed from here in a short time, whichever the account."),
+        back_url=reverse("accounts:login"),
+        back_label=_("Back to sign in"),
+    )
 
 
 @require_http_methods(["GET", "POST"])
 def login(request: HttpRequest) -> HttpResponse:
-    """allauth's sign-in, refused (429) while this client address is past its failures."""
-    address = _client(request)
-    rate = settings.SIGN_IN_FAILURE_RATE_PER_CLIENT
-    if (
-        request.method == "POST"
-        and address
-        and (wait := reached(group=GROUP, key=address, rate=rate))
-    ):
-        return limited(
-            request,
-            wait=wait,
-            reason=_("Many sign-ins failed from here in a short time, whichever the account."),
-            back_url=reverse("accounts:login"),
-            back_label=_("Back to sign in"),
-        )
-    return allauth_views.login(request)
+    """allauth's sign-in, refused (429) while this client is past its failures or the
+    username is locked out from it."""
+    if request.method != "POST":
+        return allauth_views.login(request)
+    username = username_key(request, None)
+    if AxesProxyHandler.is_locked(request, {"username": username}):
+        return get_lockout_response(request, credentials={"username": username})
+    place = None
+    if (device := devices.device_of(request, username)) is not None:
+        # Its own failures first; past them, the client's like any browser's.
+        _wait, place = take(group=DEVICE_GROUP, key=device, rate=_device_rate())
+    if place is None and (address := client_key(request)):
+        rate = settings.SIGN_IN_FAILURE_RATE_PER_CLIENT
+        wait, place = take(group=GROUP, key=address, rate=rate)
+        if wait:
+            return _limited(request, wait)
+    allowed, in_flight = _in_flight(request, username)
+    if not allowed:
+        give_back(place)
+        return get_lockout_response(request, credentials={"username": username})
+    failed: list[bool] = []
+    setattr(request, COUNTED, failed)
+    try:
+        response = allauth_views.login(request)
+    finally:
+        give_back(in_flight)
+        if not failed:  # signed in, or no password checked (a form sent half filled)
+            give_back(place)
+    return devices.remember(request, response)

@@ -59,11 +59,16 @@ class Site:
         headers: dict[str, str] | None = None,
         body: bytes = b"",
         content_type: str = "application/x-www-form-urlencoded",
+        query: str = "",
+        sink: Callable[[bytes], object] | None = None,
     ) -> tuple[int, dict[str, list[str]], bytes]:
+        """One request; its status, headers and body. With `sink`, each chunk of the body
+        goes to it as the response yields it and the body returned is empty (a client that
+        saves a download as it comes keeps none of it)."""
         environ = {
             "REQUEST_METHOD": method,
             "PATH_INFO": path,
-            "QUERY_STRING": "",
+            "QUERY_STRING": query,
             "SERVER_NAME": "127.0.0.1",
             "SERVER_PORT": "8000",
             "SERVER_PROTOCOL": "HTTP/1.1",
@@ -93,7 +98,12 @@ class Site:
 
         response = self.handler(environ, start_response)
         try:
-            content = b"".join(response)
+            if sink is None:
+                content = b"".join(response)
+            else:
+                content = b""
+                for chunk in response:
+                    sink(chunk)
         finally:
             if hasattr(response, "close"):
                 response.close()

@@ -10,6 +10,7 @@
   edit SLUG N TEXT question N's English prompt becomes TEXT, saved as the admin saves it
   catalog N        N more published quizzes (bulk_create) over 50 guides, and progress on
                    them for the first learners: prints {"quizzes", "attempts"}
+  two-factor NAME PASSWORD  a learner NAME with an authenticator app: prints {"secret"}
 
 Learners get sessions the way Django's test client's force_login makes them (the session
 engine's store, so cached_db writes the database and Redis): signing in a thousand learners
@@ -209,6 +210,16 @@ def catalog(count: int) -> dict[str, int]:
     return {"quizzes": len(ids), "attempts": len(attempts)}
 
 
+def two_factor(username: str, password: str) -> dict[str, str]:
+    """A learner who signs in with a password and an authenticator app's code."""
+    from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+
+    user = get_user_model().objects.create_user(username=username, password=password)
+    secret = generate_totp_secret()
+    TOTP.activate(user, secret)
+    return {"secret": secret}
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "prepare":
@@ -223,6 +234,8 @@ if __name__ == "__main__":
         result = scores(args[0])
     elif command == "catalog":
         result = catalog(int(args[0]))
+    elif command == "two-factor":
+        result = two_factor(args[0], args[1])
     elif command == "edit":
         result = edit(args[0], int(args[1]), args[2])
     else:

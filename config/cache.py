@@ -16,10 +16,12 @@ public methods instead:
 - it empties the cache when it reaches Redis again after an outage: a session ended or
   changed while Redis was unreachable (the write was skipped) must not come back from a Redis
   that kept its data;
-- `add` is answered from this process's memory (the `local` cache alias) while Redis is away,
-  as our limits count (accounts.limits): `add` is how a once-only record is made (allauth's
-  used authenticator-app codes, which would otherwise refuse every code during an outage),
-  and per process is how such records hold until Redis is back. Nothing else reads them there.
+- `add` is answered from this process's memory (the `local` cache alias) while Redis is away:
+  `add` is how a once-only record is made (allauth's used authenticator-app codes, which would
+  otherwise refuse every code during an outage; the LTI key refetch's pause). The records that
+  must hold for every process through an outage are kept in the database as well or instead
+  (accounts.second_factor: used codes and wrong-code counts; accounts.limits: every limit's
+  count while Redis is away).
 """
 
 from __future__ import annotations

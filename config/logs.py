@@ -53,3 +53,40 @@ class JsonFormatter(logging.Formatter):
         if record.stack_info:
             entry["stack"] = self.formatStack(record.stack_info)
         return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+def logging_settings(*, json_logs: bool, level: str) -> dict:
+    """The LOGGING setting (config/settings.py): everything to standard error, one JSON object a
+    line with `json_logs` (LOG_FORMAT=json), the root logger at `level` (LOG_LEVEL)."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {
+            "database_outage": {"()": "config.outages.DatabaseOutageLogFilter"},
+            "request_id": {"()": "config.logs.RequestIdFilter"},
+            "one_line_per_task": {"()": "config.logs.OneLinePerTask"},
+        },
+        "formatters": {"json": {"()": "config.logs.JsonFormatter"}},
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                **(
+                    {"formatter": "json", "filters": ["request_id", "one_line_per_task"]}
+                    if json_logs
+                    else {}
+                ),
+            }
+        },
+        "loggers": {
+            # While PostgreSQL is down every request fails alike: one traceback a minute, not one
+            # per request (config/outages.py).
+            "django.request": {"filters": ["database_outage"]},
+            # The line per request and per task: written with LOG_FORMAT=json only.
+            "daleel.requests": {"level": "INFO" if json_logs else "WARNING"},
+            "daleel.tasks": {"level": "INFO" if json_logs else "WARNING"},
+            # The worker's "Task id=… state=…" lines, once: with DEBUG on, Django's own logging
+            # gives the "django" logger a console of its own, which would print them again.
+            "django.tasks": {"handlers": ["console"], "propagate": False},
+        },
+        "root": {"handlers": ["console"], "level": level},
+    }

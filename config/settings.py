@@ -4,8 +4,6 @@ In the manner of healthchecks.io's settings: nothing exists only in production; 
 differs from a laptop only by the environment it is given.
 """
 
-import importlib.metadata
-import ipaddress
 import os
 import tempfile
 from pathlib import Path
@@ -16,55 +14,20 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
+from config.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_minutes,
+    env_networks,
+    env_prepare_threshold,
+    package_version,
+)
 from config.languages import translated_field_label
+from config.logs import logging_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "")
-    return int(value) if value.strip() else default
-
-
-def env_float(name: str, default: float) -> float:
-    value = os.environ.get(name, "")
-    return float(value) if value.strip() else default
-
-
-def env_prepare_threshold() -> int | None:
-    """DB_PREPARE_THRESHOLD: uses of a statement on a connection before it is prepared (psycopg's
-    prepare_threshold, default 5); "off" prepares none."""
-    value = os.environ.get("DB_PREPARE_THRESHOLD", "").strip()
-    if value.lower() == "off":
-        return None
-    return int(value) if value else 5
-
-
-def env_list(name: str, default: list[str]) -> list[str]:
-    value = os.environ.get(name, "")
-    return [item.strip() for item in value.split(",") if item.strip()] or default
-
-
-def env_networks(name: str, default: list[str]) -> list[str]:
-    """Comma-separated addresses or CIDR networks; `none` for none."""
-    networks = env_list(name, default)
-    if [network.lower() for network in networks] == ["none"]:
-        return []
-    for network in networks:
-        try:
-            ipaddress.ip_network(network, strict=False)
-        except ValueError:
-            raise ImproperlyConfigured(
-                f"{name}: {network!r} is not an address or a network such as 10.0.0.0/8."
-            ) from None
-    return networks
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -219,13 +182,6 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
-def package_version() -> str:
-    try:
-        return importlib.metadata.version("daleel")
-    except importlib.metadata.PackageNotFoundError:  # run from a folder never installed
-        return "dev"
-
-
 # The release this process runs: the cache keys carry it, so a deploy never reads what the
 # previous release pickled (its classes may have changed).
 RELEASE = os.environ.get("RELEASE", "").strip() or package_version()
@@ -273,6 +229,14 @@ CACHES["local"] = {
     "LOCATION": "daleel-local",
     "TIMEOUT": 60 * 60,
     "OPTIONS": {"MAX_ENTRIES": env_int("LOCAL_CACHE_ENTRIES", 5000)},
+}
+# The database's cache table, whatever `default` is: what must outlive Redis and be shared by
+# every process while it is away (accounts/limits.py: wrong second-factor codes, used
+# authenticator-app codes, and every limit's count during an outage).
+CACHES["database"] = {
+    "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+    "LOCATION": "daleel_cache",
+    "OPTIONS": {"MAX_ENTRIES": 10_000},
 }
 for alias in CACHES.values():
     alias["KEY_PREFIX"] = CACHE_KEY_PREFIX
@@ -581,17 +545,17 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)  # older setting: at mos
 # machine is named: TRUSTED_PROXIES=10.0.0.5 (or its network).
 LOOPBACK = ["127.0.0.0/8", "::1/128"]
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES", LOOPBACK)
-AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_ip"
+# Every limit and the sign-in lockout count an IPv6 client by its network of this many bits
+# (accounts/client_ip.py: client_key): a host is given a whole /64 and may use any address in
+# it. 48 or 56 counts a whole site or subscriber as one client; 128 each address.
+CLIENT_IPV6_PREFIX = env_int("CLIENT_IPV6_PREFIX", 64)
+if not 1 <= CLIENT_IPV6_PREFIX <= 128:
+    raise ImproperlyConfigured("CLIENT_IPV6_PREFIX is a prefix length from 1 to 128 (64).")
+AXES_CLIENT_IP_CALLABLE = "accounts.client_ip.client_key"
 
 # Spaced review (quizzes/review/scheduler.py): FSRS spreads due dates by a random fuzz so that cards
 # learned together do not all come back on one day; tests turn it off for exact dates.
 REVIEW_FUZZING = env_bool("REVIEW_FUZZING", True)
-
-
-def env_minutes(name: str, default: list[str]) -> list[int]:
-    """Comma-separated minutes; `none` for none."""
-    values = env_list(name, default)
-    return [] if [value.lower() for value in values] == ["none"] else [int(v) for v in values]
 
 
 # FSRS's learning steps (a first miss) and relearning steps (a miss of a card in review), in
@@ -607,35 +571,7 @@ LOG_FORMAT = os.environ.get("LOG_FORMAT", "").strip().lower() or "text"
 if LOG_FORMAT not in {"text", "json"}:
     raise ImproperlyConfigured("LOG_FORMAT is 'text' (the default) or 'json'.")
 JSON_LOGS = LOG_FORMAT == "json"
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {
-        "database_outage": {"()": "config.outages.DatabaseOutageLogFilter"},
-        "request_id": {"()": "config.logs.RequestIdFilter"},
-        "one_line_per_task": {"()": "config.logs.OneLinePerTask"},
-    },
-    "formatters": {"json": {"()": "config.logs.JsonFormatter"}},
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            **(
-                {"formatter": "json", "filters": ["request_id", "one_line_per_task"]}
-                if JSON_LOGS
-                else {}
-            ),
-        }
-    },
-    "loggers": {
-        # While PostgreSQL is down every request fails alike: one traceback a minute, not one
-        # per request (config/outages.py).
-        "django.request": {"filters": ["database_outage"]},
-        # The line per request and per task: written with LOG_FORMAT=json only.
-        "daleel.requests": {"level": "INFO" if JSON_LOGS else "WARNING"},
-        "daleel.tasks": {"level": "INFO" if JSON_LOGS else "WARNING"},
-    },
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-}
+LOGGING = logging_settings(json_logs=JSON_LOGS, level=os.environ.get("LOG_LEVEL", "WARNING"))
 
 # Metrics for Prometheus at /metrics (config/metrics.py), off unless METRICS_ENABLED; then
 # only to a request bearing METRICS_TOKEN or from METRICS_ALLOWED_ADDRESSES (the site refuses

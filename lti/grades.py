@@ -12,7 +12,8 @@ from typing import Any
 import requests
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
 from django.tasks import task
 from django.utils import timezone
 from pylti1p3.assignments_grades import AssignmentsGradesService
@@ -63,6 +64,85 @@ def score_post_create(attempt_id: int, user_id: int, quiz_id: int) -> ScorePost 
     if created:
         post_score.enqueue(post.pk)
     return post
+
+
+def attempts_regraded_receiver(
+    sender: type[Attempt], attempt_ids: list[int], at: datetime, **kwargs: Any
+) -> None:
+    """quizzes.signals.attempts_regraded: after the regrade's transaction commits, send again
+    the grades of the platforms' line items that the regrade changes (`regrade_resend`)."""
+    ids = list(attempt_ids)
+    transaction.on_commit(lambda: regrade_resend(attempt_ids=ids, at=at))
+
+
+def _counting(link: GradeLink) -> Attempt | None:
+    """The attempt whose grade `link`'s platform should hold now, by the quiz's setting, among
+    the finished attempts sent to it: the first; the best (the first to reach the highest
+    share, as `_grade_changes` sends them); the last."""
+    attempts = list(
+        Attempt.objects.filter(lti_score_post__link=link, finished_at__isnull=False).order_by(
+            "finished_at", "pk"
+        )
+    )
+    if not attempts:
+        return None
+    grading = QuizGrading.objects.filter(quiz_id=link.quiz_id).first()
+    counts = grading.counts if grading else QuizGrading.Counts.BEST
+    if counts == QuizGrading.Counts.FIRST:
+        return attempts[0]
+    if counts == QuizGrading.Counts.LAST:
+        return attempts[-1]
+    best = max(_ratio(attempt) for attempt in attempts)
+    return next(attempt for attempt in attempts if _ratio(attempt) == best)
+
+
+def _held(
+    link: GradeLink, *, excluding: int | None = None
+) -> tuple[Decimal | None, int | None] | None:
+    """The grade `link`'s platform holds: the last one sent (by the time it carried: an
+    attempt's finish, or a regrade's)."""
+    posts = ScorePost.objects.filter(link=link, status=ScorePost.Status.SENT)
+    if excluding is not None:
+        posts = posts.exclude(pk=excluding)
+    sent = (
+        posts.annotate(stamp=Coalesce("regraded_at", "attempt__finished_at"))
+        .order_by(F("stamp").desc(nulls_last=True), "-attempt_id")
+        .values_list("score_given", "score_maximum")
+        .first()
+    )
+    return (sent[0], sent[1]) if sent is not None else None
+
+
+def _grade_of(attempt: Attempt) -> tuple[Decimal, int]:
+    return attempt.grade_score, max(attempt.total, 1)
+
+
+def regrade_resend(*, attempt_ids: list[int], at: datetime) -> int:
+    """After a regrade of `attempt_ids`: for each line item they were sent to, send the grade
+    that counts now (`_counting`) when it is not the one the platform holds, with the
+    regrade's time; never for a grade that did not change. Returns how many were queued."""
+    links = GradeLink.objects.filter(
+        pk__in=ScorePost.objects.filter(attempt_id__in=attempt_ids).values("link_id")
+    ).select_related("registration")
+    queued = 0
+    for link in links:
+        counting = _counting(link)
+        if counting is None or _held(link) == _grade_of(counting):
+            continue
+        post = ScorePost.objects.filter(attempt=counting).first()
+        if post is None:
+            continue
+        ScorePost.objects.filter(pk=post.pk).update(
+            status=ScorePost.Status.PENDING,
+            tries=0,
+            regraded_at=at,
+            next_try_at=None,
+            last_error="",
+            updated_at=timezone.now(),
+        )
+        post_score.enqueue(post.pk)
+        queued += 1
+    return queued
 
 
 class _TokenSession(requests.Session):
@@ -123,6 +203,14 @@ def _grade_changes(post: ScorePost) -> bool:
     before it), the last (an attempt whose score differs from the last one sent). A post
     always carries its own attempt's score and finish time, so each is newer than the last."""
     attempt = post.attempt
+    if post.regraded_at is not None:
+        # Sent again after a regrade: if it still counts and still changes what is held.
+        counting = _counting(post.link)
+        return (
+            counting is not None
+            and counting.pk == attempt.pk
+            and _held(post.link, excluding=post.pk) != _grade_of(attempt)
+        )
     grading = QuizGrading.objects.filter(quiz_id=attempt.quiz_id).first()
     counts = grading.counts if grading else QuizGrading.Counts.BEST
     finished = attempt.finished_at
@@ -135,16 +223,7 @@ def _grade_changes(post: ScorePost) -> bool:
         return not earlier.exists()
     if counts == QuizGrading.Counts.BEST:
         return all(_ratio(attempt) > _ratio(other) for other in earlier)
-    last_sent = (
-        ScorePost.objects.filter(link=post.link, status=ScorePost.Status.SENT)
-        .exclude(pk=post.pk)
-        .order_by("-attempt__finished_at", "-attempt_id")
-        .first()
-    )
-    return last_sent is None or (last_sent.score_given, last_sent.score_maximum) != (
-        attempt.grade_score,
-        max(attempt.total, 1),
-    )
+    return _held(post.link, excluding=post.pk) != _grade_of(attempt)
 
 
 def _send(post: ScorePost) -> None:
@@ -157,7 +236,7 @@ def _send(post: ScorePost) -> None:
         raise ForeignLineItem("The line item is not at the platform's registered origins.")
     connector = CachedTokenConnector(registration.pk, py_registration(registration))
     ags = AssignmentsGradesService(connector, {"scope": link.scopes, "lineitem": link.lineitem_url})
-    finished = attempt.finished_at or timezone.now()
+    finished = post.regraded_at or attempt.finished_at or timezone.now()
     grade = (
         Grade()
         # Marked by certainty: the CBM grade (quizzes/confidence.py), else the score.

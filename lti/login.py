@@ -13,7 +13,10 @@ writes nothing into whatever session the browser has, and makes none:
    blocks third-party cookies in the frame, and partitioned ones too), it shows a page, which
    the platform may frame, with a link that opens step 2 in a window of its own, where our
    cookies are first-party: the platform's parameters are used for the first time there, so a
-   platform that takes its `lti_message_hint` once still takes it.
+   platform that takes its `lti_message_hint` once still takes it. It is limited like
+   step 1 (its own count), and its address goes to the platform once: a replay of it within
+   its five minutes is refused (a UsedLaunchValue row for its check value), making no second
+   PendingLogin.
 
 Every cookie of the login is third-party (SameSite=None; Secure) and partitioned (CHIPS):
 lti.middleware writes them so.
@@ -22,6 +25,7 @@ lti.middleware writes them so.
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -30,12 +34,13 @@ from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from accounts.client_ip import client_ip
+from accounts.client_ip import client_key
 from accounts.limits import hit, limited
 
 from . import tool
@@ -66,16 +71,10 @@ def registration_for(params: dict[str, Any]) -> Registration | None:
     return found[0] if len(found) == 1 else None
 
 
-@csrf_exempt
-@never_cache
-@require_http_methods(["GET", "POST"])
-def oidc_login(request: HttpRequest) -> HttpResponse:
-    """Step 1: the platform's login initiation; on to step 2 with a test cookie."""
-    if wait := hit(
-        group="lti-login",
-        key=client_ip(request) or "unknown",
-        rate=settings.LTI_LOGIN_RATE_PER_CLIENT,
-    ):
+def _limited(request: HttpRequest, group: str) -> HttpResponse | None:
+    """429 once this client has made LTI_LOGIN_RATE_PER_CLIENT requests of this step."""
+    key = client_key(request) or "unknown"
+    if wait := hit(group=group, key=key, rate=settings.LTI_LOGIN_RATE_PER_CLIENT):
         return limited(
             request,
             wait=wait,
@@ -83,6 +82,16 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
             back_url=reverse("quizzes:catalog"),
             back_label=_("Back to quizzes"),
         )
+    return None
+
+
+@csrf_exempt
+@never_cache
+@require_http_methods(["GET", "POST"])
+def oidc_login(request: HttpRequest) -> HttpResponse:
+    """Step 1: the platform's login initiation; on to step 2 with a test cookie."""
+    if response := _limited(request, "lti-login"):
+        return response
     params = request.POST if request.method == "POST" else request.GET
     kept = {key: str(params[key])[:2000] for key in LOGIN_PARAMS if params.get(key)}
     if registration_for(kept) is None:
@@ -102,7 +111,10 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
 @require_GET
 def oidc_login_continue(request: HttpRequest) -> HttpResponse:
     """Step 2: to the platform's authorization endpoint, where our cookies work; else the page
-    that opens this step in a window of its own."""
+    that opens this step in a window of its own. Limited like step 1, and its address leads
+    to the platform once: a replay makes no second login (nor a second PendingLogin row)."""
+    if response := _limited(request, "lti-login-continue"):
+        return response
     try:
         data = signing.loads(request.GET.get("t", ""), salt=SALT, max_age=LOGIN_SECONDS)
         kept, check = dict(data["params"]), str(data["check"])
@@ -121,6 +133,13 @@ def oidc_login_continue(request: HttpRequest) -> HttpResponse:
             "The browser did not send back Daleel's cookie (third-party cookies blocked).",
             status=403,
             new_window_url=again,
+            frame_origins=registration.origins,
+        )
+    if not tool.use_once(f"login:{check}", timezone.now() + timedelta(seconds=LOGIN_SECONDS)):
+        return refused(
+            request,
+            "This launch's login was used already (replayed).",
+            status=400,
             frame_origins=registration.origins,
         )
     urls = tool_urls(site_origin(request))

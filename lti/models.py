@@ -309,6 +309,9 @@ class ScorePost(models.Model):
     score_maximum = models.PositiveSmallIntegerField(_("out of"), null=True, blank=True)
     last_error = models.TextField(_("last error"), blank=True)
     next_try_at = models.DateTimeField(_("next try"), null=True, blank=True)
+    # Set when a regrade changed the grade the platform should hold: the post is sent again,
+    # with this time as its timestamp (newer than the attempt's first one).
+    regraded_at = models.DateTimeField(_("regraded"), null=True, blank=True)
     updated_at = models.DateTimeField(_("updated"), default=timezone.now)
 
     class Meta:

@@ -235,7 +235,8 @@ def _claims_check(body: dict[str, Any], registration: Registration) -> None:
         raise LaunchRefused("The token has no expiry (exp).")
 
 
-def _use_once(value: str, expires_at: datetime) -> bool:
+def use_once(value: str, expires_at: datetime) -> bool:
+    """Whether `value` is used for the first time (a unique row until `expires_at`)."""
     try:
         with transaction.atomic():
             UsedLaunchValue.objects.create(value=value[:255], expires_at=expires_at)
@@ -279,8 +280,8 @@ def validate_launch(request: HttpRequest) -> Launch:
     login_used, _deleted = PendingLogin.objects.filter(
         state=state, nonce=str(body.get("nonce")), registration=registration
     ).delete()
-    nonce_used = _use_once(f"nonce:{registration.issuer}:{body.get('nonce')}", expires)
-    state_used = _use_once(f"state:{state}", expires)
+    nonce_used = use_once(f"nonce:{registration.issuer}:{body.get('nonce')}", expires)
+    state_used = use_once(f"state:{state}", expires)
     if not (login_used and nonce_used and state_used):
         raise LaunchRefused("This launch was used already (replayed state or nonce).")
     return launch

@@ -68,9 +68,7 @@ def cbm_mark(fraction: Decimal, level: int) -> Decimal:
 def cbm_sum(answers: Iterable[tuple[Decimal, int | None]]) -> Decimal:
     """The CBM marks of (fraction, level) answers added up; an answer without a level (given
     before the quiz asked) counts as "Not sure", the level that costs nothing."""
-    return sum(
-        (cbm_mark(fraction, level or NOT_SURE) for fraction, level in answers), Decimal(0)
-    )
+    return sum((cbm_mark(fraction, level or NOT_SURE) for fraction, level in answers), Decimal(0))
 
 
 def cbm_grade(cbm: Decimal | None, total: int) -> Decimal:

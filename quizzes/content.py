@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Any
 
-from django.conf import settings
 from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -35,9 +33,9 @@ from django.db.models import Model, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language
 
 from . import text
+from .languages import LANGUAGE_CODES, in_language, right_answers_in_language
 from .models import (
     CHOICE_KINDS,
     PART_KINDS,
@@ -59,35 +57,6 @@ VERSION_SECONDS = 60 * 60
 # The long texts, as Markdown (quizzes/text.py).
 QUESTION_TEXTS = ("prompt", "explanation")
 CHOICE_TEXTS = ("text", "feedback")
-LANGUAGE_CODES = tuple(code for code, _name in settings.LANGUAGES)
-
-
-def _active_language() -> str:
-    return (get_language() or settings.LANGUAGE_CODE).split("-")[0]
-
-
-def right_answers_in_language(texts: Iterable[Any]) -> list[str]:
-    """The accepted answers worth the whole mark (rows with `text_en`, `text_ar` and
-    `fraction`), as a page in the active language lists them as the right answer: those
-    written in its language, and English ones only when none is (a question not translated
-    yet). An Arabic page does not list «… · the optimizer states»."""
-    whole = [text for text in texts if text.fraction == 1]
-    for code in dict.fromkeys((_active_language(), settings.LANGUAGE_CODE, *LANGUAGE_CODES)):
-        written = [getattr(text, f"text_{code}", "") for text in whole]
-        if any(written):
-            return [text for text in written if text]
-    return []
-
-
-def _in_language(obj: object, name: str) -> str:
-    """`obj`'s `name_<language>` in the page's language, else English, else any: as
-    modeltranslation's fallback reads a model's field."""
-    active = _active_language()
-    for code in (active, settings.LANGUAGE_CODE, *LANGUAGE_CODES):
-        value = getattr(obj, f"{name}_{code}", "")
-        if value:
-            return str(value)
-    return ""
 
 
 def _texts(obj: Model, fields: tuple[str, ...]) -> Mapping[tuple[str, str], SafeString]:
@@ -120,7 +89,7 @@ class Image:
 
     @property
     def alt(self) -> str:
-        return _in_language(self, "alt")
+        return in_language(self, "alt")
 
 
 def _translated(obj: Model, *names: str) -> dict[str, str]:
@@ -155,7 +124,7 @@ class GuideData:
 
     @property
     def title(self) -> str:
-        return _in_language(self, "title")
+        return in_language(self, "title")
 
     def __str__(self) -> str:
         return self.title
@@ -192,7 +161,7 @@ class QuizData:
 
     @property
     def title(self) -> str:
-        return _in_language(self, "title")
+        return in_language(self, "title")
 
     @property
     def is_deferred(self) -> bool:
@@ -237,7 +206,7 @@ class ChoiceData:
 
     @property
     def text(self) -> str:
-        return _in_language(self, "text")
+        return in_language(self, "text")
 
     def __str__(self) -> str:
         return self.text
@@ -278,7 +247,7 @@ class AcceptedTextData:
 
     @property
     def text(self) -> str:
-        return _in_language(self, "text")
+        return in_language(self, "text")
 
     def __str__(self) -> str:
         return self.text
@@ -301,11 +270,11 @@ class PairData:
 
     @property
     def prompt(self) -> str:
-        return _in_language(self, "prompt")
+        return in_language(self, "prompt")
 
     @property
     def match(self) -> str:
-        return _in_language(self, "match")
+        return in_language(self, "match")
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +289,7 @@ class ItemData:
 
     @property
     def text(self) -> str:
-        return _in_language(self, "text")
+        return in_language(self, "text")
 
     def __str__(self) -> str:
         return self.text
@@ -362,11 +331,18 @@ class QuestionData:
 
     @property
     def prompt(self) -> str:
-        return _in_language(self, "prompt")
+        return in_language(self, "prompt")
 
     @property
     def has_choices(self) -> bool:
         return self.kind in CHOICE_KINDS
+
+    @property
+    def has_explanation(self) -> bool:
+        """Whether there is an explanation to show (a draft's question may have none)."""
+        return bool(
+            self.explanation_en.strip() or self.explanation_ar.strip() or self.explanation_image
+        )
 
     @property
     def has_parts(self) -> bool:

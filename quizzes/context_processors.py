@@ -98,7 +98,8 @@ def frame(request: HttpRequest) -> dict[str, object]:
 
 def review_due(request: HttpRequest) -> dict[str, object]:
     """The number of review questions due, for the navigation: read (`review_due_badge`) only
-    when a template shows it, so an htmx fragment, which has no navigation, pays nothing."""
+    when a template shows it: a fragment pays nothing unless it swaps the navigation's review
+    link (an answer's, base.html#review_link)."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}

@@ -520,3 +520,44 @@ def read_typed(
         raise Unreadable("position", _("Give each item a different position."))
     by_position = sorted(zip(positions, shown, strict=True), key=lambda pair: pair[0])
     return Response(arrangement=tuple(item.pk for _position, item in by_position))
+
+
+def recorded_response(question: QuestionData, answer: Any) -> Response:
+    """The response an answer recorded (an Answer row, a RecordedAnswer, anything with their
+    fields), to mark it again under `question`'s key as it stands now (a regrade, an exam's
+    saves when it finishes). A matching answer to a prompt added since counts that prompt
+    unmatched (`regrade_fields`)."""
+    kind = question.kind
+    if kind == Question.Kind.NUMERICAL:
+        return Response(number=answer.number)
+    if kind == Question.Kind.SHORT:
+        return Response(text=answer.text or "")
+    if kind == Question.Kind.MATCHING:
+        picked = answer.arrangement or {}
+        return Response(arrangement=tuple((int(p), m) for p, m in picked.items()))
+    if kind == Question.Kind.ORDERING:
+        return Response(arrangement=tuple(answer.arrangement or ()))
+    if kind == Question.Kind.MULTIPLE:
+        return Response(choice_ids=tuple(answer.choice_ids or ()))
+    return Response(choice_ids=(answer.choice_id,) if answer.choice_id is not None else ())
+
+
+def regrade_fields(question: QuestionData, response: Response) -> dict[str, Any] | None:
+    """The mark of a recorded `response` under `question`'s key as it stands now: the fields
+    a regrade writes (the mark, whether it is whole, the key, the right choice), or None
+    when the response no longer fits the question (its items changed since: a regrade
+    leaves such an answer as it was)."""
+    if question.kind == Question.Kind.MATCHING and response.arrangement is not None:
+        picked = dict(response.arrangement)
+        if not question.prompts:
+            return None
+        grade = grade_matches(question, picked)
+        fields = {"key": grade.key.stored(question.kind), "correct_choice_id": None}
+    else:
+        try:
+            graded = grade_response(question, response)
+        except Unanswerable:
+            return None
+        fields = {"key": graded["key"], "correct_choice_id": graded["correct_choice_id"]}
+        grade = Grade(fraction=graded["fraction"])
+    return {**fields, "fraction": grade.fraction, "is_correct": grade.fraction == ONE}

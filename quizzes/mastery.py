@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import models
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from .models import Answer, Question, ReviewAnswer
@@ -46,6 +46,7 @@ class QuestionRecord:
     latest_right: bool = False
     latest_at: datetime | None = None
     first_right_at: datetime | None = None
+    latest_right_at: datetime | None = None
     retained: bool = False
 
     def add(self, is_correct: bool, at: datetime) -> None:
@@ -53,10 +54,10 @@ class QuestionRecord:
         if self.latest_at is None or at >= self.latest_at:
             self.latest_at, self.latest_right = at, is_correct
         if is_correct:
-            if self.first_right_at is not None and at - self.first_right_at >= RETAINED_AFTER:
-                self.retained = True
-            if self.first_right_at is None or at < self.first_right_at:
-                self.first_right_at = at
+            # In any order: right again at least a day after the first right answer.
+            self.first_right_at = min(at, self.first_right_at or at)
+            self.latest_right_at = max(at, self.latest_right_at or at)
+            self.retained = self.latest_right_at - self.first_right_at >= RETAINED_AFTER
 
 
 def level_of(records: Iterable[QuestionRecord], question_count: int) -> Level:
@@ -74,18 +75,20 @@ def level_of(records: Iterable[QuestionRecord], question_count: int) -> Level:
     return Level.PROFICIENT
 
 
-_RECORD_COLUMNS = (
-    "question_id",
-    "question__quiz_id",
-    "question__quiz__guide_id",
-    "is_correct",
-    "answered_at",
-)
+_RECORD_COLUMNS = ("question_id", "question__quiz_id", "question__quiz__guide_id")
 
 
 def _answers_in(user_id: int, scope: Q) -> QuerySet[Any, Any]:
-    """The learner's answers to the questions in `scope` (a filter on the answer's
-    question), quiz answers and review answers as a UNION ALL: _RECORD_COLUMNS."""
+    """Per question in `scope` (a filter on the answer's question) that the learner answered,
+    in quiz attempts and in reviews (a UNION ALL of the two, a row per question from each):
+    _RECORD_COLUMNS and the times of the latest answer, and of the first and the latest right
+    one. Summed in the database: a row per question, however many answers."""
+    right = Q(is_correct=True)
+    times = {
+        "latest_at": Max("answered_at"),
+        "first_right_at": Min("answered_at", filter=right),
+        "latest_right_at": Max("answered_at", filter=right),
+    }
     # An exam's answers say nothing until it is finished (a level would tell which are right).
     answers = (
         Answer.objects.filter(scope, attempt__user_id=user_id)
@@ -95,7 +98,8 @@ def _answers_in(user_id: int, scope: Q) -> QuerySet[Any, Any]:
     reviews = ReviewAnswer.objects.filter(scope, user_id=user_id).order_by()
     return (
         answers.values(*_RECORD_COLUMNS)
-        .union(reviews.values(*_RECORD_COLUMNS), all=True)
+        .annotate(**times)
+        .union(reviews.values(*_RECORD_COLUMNS).annotate(**times), all=True)
         .order_by()
     )
 
@@ -103,15 +107,27 @@ def _answers_in(user_id: int, scope: Q) -> QuerySet[Any, Any]:
 def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord]]:
     """Per question answered in `scope`: its quiz, its guide and its record. One statement."""
     found: dict[int, tuple[int, int, QuestionRecord]] = {}
-    for answer in _answers_in(user_id, scope):
-        question_id = answer["question_id"]
+    for row in _answers_in(user_id, scope):
+        question_id = row["question_id"]
         if question_id not in found:
             found[question_id] = (
-                answer["question__quiz_id"],
-                answer["question__quiz__guide_id"],
+                row["question__quiz_id"],
+                row["question__quiz__guide_id"],
                 QuestionRecord(),
             )
-        found[question_id][2].add(answer["is_correct"], answer["answered_at"])
+        record = found[question_id][2]
+        record.answered = True
+        # The latest answer: right when it is as late as the latest right one.
+        if record.latest_at is None or row["latest_at"] > record.latest_at:
+            record.latest_at, record.latest_right = row["latest_at"], False
+        first, last = row["first_right_at"], row["latest_right_at"]
+        if first is None:
+            continue
+        if last >= record.latest_at:
+            record.latest_right = True
+        record.first_right_at = min(first, record.first_right_at or first)
+        record.latest_right_at = max(last, record.latest_right_at or last)
+        record.retained = record.latest_right_at - record.first_right_at >= RETAINED_AFTER
     return found
 
 

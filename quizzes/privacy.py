@@ -1,9 +1,13 @@
 """What the quizzes hold about a learner, for "Download my data" (accounts.privacy).
 
-Each function returns one section of the export as plain JSON-ready data.
+Each function returns one section of the export as plain JSON-ready data; the sections that
+grow with a learner's use (attempts, review cards) are iterators over rows read in chunks
+(EXPORT_CHUNK at a time, with their answers), so that the export streams in bounded memory.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from django.db.models import Prefetch
 
@@ -17,6 +21,9 @@ from .models import (
     ReviewAnswer,
     ReviewCard,
 )
+
+# Attempts or cards read at a time, each chunk's answers (and their questions) in one statement.
+EXPORT_CHUNK = 200
 
 
 def iso(value) -> str | None:
@@ -86,14 +93,14 @@ def _answers(model: type[Answer] | type[ReviewAnswer]):
     )
 
 
-def attempts_export(user) -> list[dict]:
+def attempts_export(user) -> Iterator[dict]:
     attempts = (
         Attempt.objects.filter(user=user)
         .select_related("quiz")
         .prefetch_related(Prefetch("answers", queryset=_answers(Answer)))
         .order_by("started_at", "pk")
     )
-    return [
+    return (
         {
             "quiz": attempt.quiz.slug,
             "quiz_title": attempt.quiz.title,
@@ -114,18 +121,18 @@ def attempts_export(user) -> list[dict]:
                 for answer in attempt.answers.all()
             ],
         }
-        for attempt in attempts
-    ]
+        for attempt in attempts.iterator(chunk_size=EXPORT_CHUNK)
+    )
 
 
-def review_cards_export(user) -> list[dict]:
+def review_cards_export(user) -> Iterator[dict]:
     cards = (
         ReviewCard.objects.filter(user=user)
         .select_related("question__quiz")
         .prefetch_related(Prefetch("answers", queryset=_answers(ReviewAnswer)))
         .order_by("created_at", "pk")
     )
-    return [
+    return (
         {
             "quiz": card.question.quiz.slug,
             "question": card.question.position,
@@ -146,8 +153,8 @@ def review_cards_export(user) -> list[dict]:
                 for answer in card.answers.all()
             ],
         }
-        for card in cards
-    ]
+        for card in cards.iterator(chunk_size=EXPORT_CHUNK)
+    )
 
 
 def reports_export(user) -> list[dict]:

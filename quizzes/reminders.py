@@ -115,19 +115,7 @@ def reminders_send(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     origin = site_origin()
     sent = 0
-    learners = (
-        # Only to an address its owner verified by link (allauth's EmailAddress), never to
-        # one typed in and left unverified: it may be somebody else's.
-        Profile.objects.filter(
-            reminder_hour__isnull=False,
-            user__is_active=True,
-            user__emailaddress__primary=True,
-            user__emailaddress__verified=True,
-        )
-        .exclude(user__email="")
-        .select_related("user")
-        .order_by("pk")
-    )
+    learners = Profile.objects.mailable().filter(reminder_hour__isnull=False).order_by("pk")
     for profile in learners.iterator(chunk_size=500):
         try:
             local = now.astimezone(profile.zone)

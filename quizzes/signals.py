@@ -7,3 +7,8 @@ from django.dispatch import Signal
 # that reach outside (lti sends the grade to the platform) defer their work to
 # `transaction.on_commit`.
 attempt_finished = Signal()
+
+# Sent by a regrade (quizzes/attempts/regrade.py) inside each transaction that changes
+# finished attempts' marks, with `attempt_ids` (the attempts whose answers changed) and `at`
+# (the regrade's time). lti sends the platforms the grades that change, after the commit.
+attempts_regraded = Signal()

@@ -56,7 +56,7 @@ def _rows(objects, parent: str, fields: dict, *, positions=None, delete=()) -> l
 
 def question_rows(quiz, *, positions=None, delete=()) -> list[dict]:
     """The quiz's questions with new `positions` ({pk: position}) and `delete`d pks. An empty
-    explanation is posted as "Because.": the page cannot be saved without one."""
+    explanation is posted as "Because.": a published quiz cannot be saved without one."""
     fields = {
         "kind": lambda question: question.kind,
         "prompt_en": lambda question: question.prompt_en,

@@ -108,6 +108,8 @@ def add_question(quiz: Quiz, position: int, choices: int = 4, correct: int = 1) 
 def correct_choice(question: Question | QuestionData) -> Choice | ChoiceData:
     if isinstance(question, QuestionData):  # the content's read model
         return next(choice for choice in question.choices if choice.is_correct)
+    if question.kind == Question.Kind.MULTIPLE:  # one of its right choices, the first
+        return question.choices.filter(is_correct=True).order_by("position").first()
     return question.choices.get(is_correct=True)
 
 

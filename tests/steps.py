@@ -20,10 +20,16 @@ from quizzes.models import Attempt, Choice, Question
 from tests.factories import correct_choice
 
 
-def right_answer_data(attempt: Attempt, question: Question) -> dict[str, str]:
-    """The step's fields for the right answer: the choice, a full-mark accepted text, each
-    prompt's match by its number in this attempt's order, each item's right position."""
+def right_answer_data(attempt: Attempt, question: Question) -> dict[str, str | list[str]]:
+    """The step's fields for the right answer: the choice (every right one), the full-mark
+    number, a full-mark accepted text, each prompt's match by its number in this attempt's
+    order, each item's right position."""
     shown = attempt.choice_order.get(str(question.pk)) or []
+    if question.kind == Question.Kind.MULTIPLE:
+        right = question.choices.filter(is_correct=True).values_list("pk", flat=True)
+        return {"choice": [str(pk) for pk in right]}
+    if question.kind == Question.Kind.NUMERICAL:
+        return {"number": str(question.numerical_answers.get(fraction=1).value.normalize())}
     if question.kind == Question.Kind.SHORT:
         return {"text": question.accepted_texts.filter(fraction=1).order_by("position")[0].text_en}
     if question.kind == Question.Kind.MATCHING:

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from quizzes.content import quiz_content
-from quizzes.grading import grade_matches, grade_order, grade_text
+from quizzes.grading import grade_choices, grade_matches, grade_number, grade_order, grade_text
 from quizzes.models import AcceptedText, Choice, MatchPair, OrderItem, Question, Quiz
 
 pytestmark = pytest.mark.django_db
@@ -21,9 +21,17 @@ KEY = {
     "activation-recomputation": [2, 4, 1, 3, 4, 2, 3, 1],
 }
 DIFFICULTY = {"zero-sharded-optimizers": "hard", "activation-recomputation": "medium"}
-# After the eight questions of choices: a short-answer, a matching and an ordering question.
+# After the eight questions of one answer: a short-answer, a matching, an ordering, a
+# several-answer, a true-or-false and a number question.
 TYPED = {
-    "zero-sharded-optimizers": ["short", "matching", "ordering"],
+    "zero-sharded-optimizers": [
+        "short",
+        "matching",
+        "ordering",
+        "multiple",
+        "truefalse",
+        "numerical",
+    ],
     "activation-recomputation": [],
 }
 
@@ -69,7 +77,7 @@ def test_the_zero_quizs_typed_questions_take_the_glossarys_terms_in_both_languag
     seed_quizzes,
 ):
     quiz = Quiz.objects.get(slug="zero-sharded-optimizers")
-    short, matching, ordering = quiz_content(quiz).questions[8:]
+    short, matching, ordering = quiz_content(quiz).questions[8:11]
     # «حالات المُحسِّن» as the glossary writes it, and as learners type it, diacritics or not.
     assert AcceptedText.objects.filter(question_id=short.pk, text_ar="حالات المُحسِّن").exists()
     assert grade_text(short, "حالات المحسن").fraction == 1
@@ -87,6 +95,38 @@ def test_the_zero_quizs_typed_questions_take_the_glossarys_terms_in_both_languag
     items = [item.pk for item in ordering.items]
     assert grade_order(ordering, items).fraction == 1
     assert grade_order(ordering, items[::-1]).fraction == Decimal("0.2")
+
+
+def test_the_zero_quiz_lets_a_learner_try_several_answers_true_or_false_and_a_number(
+    seed_quizzes,
+):
+    quiz = Quiz.objects.get(slug="zero-sharded-optimizers")
+    several, true_or_false, number = quiz_content(quiz).questions[11:]
+    # Several answers: the glossary's model states, half the mark each, a wrong tick costs half.
+    choices = {choice.text_ar: choice for choice in several.choices}
+    assert list(choices) == [
+        "حالات المُحسِّن",
+        "المعاملات",
+        "التدرّجات",
+        "طبقات كاملة، يحتفظ كل GPU بطبقات خاصة به",
+    ]
+    right = [choices["حالات المُحسِّن"], choices["التدرّجات"]]
+    assert grade_choices(several, right).fraction == 1
+    assert grade_choices(several, right[:1]).fraction == Decimal("0.5")
+    assert grade_choices(several, [*right[:1], choices["المعاملات"]]).fraction == 0
+    # True or false, in the words the kind's choices have in each language.
+    assert [(c.text_en, c.text_ar, c.is_correct) for c in true_or_false.choices] == [
+        ("True", "صواب", False),
+        ("False", "خطأ", True),
+    ]
+    # A number: 120 GB of model states over 64 GPUs.
+    assert grade_number(number, Decimal("1.875")).fraction == 1
+    assert grade_number(number, Decimal("1.88")).fraction == 1
+    assert grade_number(number, Decimal("1.9")).fraction == 0
+    assert grade_number(number, Decimal("120")).fraction == 0
+    for question in (several, true_or_false, number):
+        assert question.prompt_ar and question.explanation_ar
+    assert "ZeRO" in several.prompt_ar and "المرحلة الثانية" in several.prompt_ar
 
 
 def test_seed_arabic_keeps_technical_names_in_latin_script(seed_quizzes):
@@ -108,7 +148,7 @@ def test_seeding_twice_neither_duplicates_nor_overwrites_an_instructors_edit(see
     call_command("seed_quizzes", verbosity=0)
 
     assert Quiz.objects.count() == 2
-    assert Question.objects.count() == 19
+    assert Question.objects.count() == 22
     question.refresh_from_db()
     assert question.prompt_ar == ""
 

@@ -156,3 +156,17 @@ def test_with_debug_off_no_variable_lets_staff_skip_two_factor_sign_in():
     )
     outputs = [run.stdout.strip() for run in (required, asked_off, local, tried)]
     assert outputs == ["True", "True", "False", "True"], [r.stderr for r in (required, local)]
+
+
+def test_the_worker_of_make_run_prints_each_task_line_once(tmp_path):
+    """`make run` (DEBUG on): Django's own logging of DEBUG and the site's console both took
+    django.tasks' lines, so every "Task id=… state=…" line was printed twice."""
+    database = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    assert _run_manage("migrate", "--noinput", "-v0", **database).returncode == 0
+    queue = "from accounts.mail import send_later; send_later(subject='s', body='b', to=['a@b.c'])"
+    assert _run_manage("shell", "--no-imports", "-c", queue, **database).returncode == 0
+
+    worked = _run_manage("db_worker", "--batch", **database)
+
+    lines = [line for line in (worked.stdout + worked.stderr).splitlines() if "state=" in line]
+    assert [line.rsplit("state=", 1)[1] for line in lines] == ["RUNNING", "SUCCESSFUL"], lines

@@ -23,9 +23,9 @@ from ..content import (
     ItemData,
     PairData,
     QuestionData,
-    right_answers_in_language,
 )
 from ..grading import Key, longest_in_order
+from ..languages import right_answers_in_language
 from ..models import Question
 from ..short_answers import matches
 
@@ -175,7 +175,7 @@ class RecordedAnswer:
     @property
     def accepted_texts(self) -> list[str]:
         """A short-answer question's accepted answers worth the whole mark when the learner
-        answered, in the page's language (content.right_answers_in_language)."""
+        answered, in the page's language (languages.right_answers_in_language)."""
         return right_answers_in_language(self.key.texts)
 
     def text_matched(self) -> AcceptedTextData | None:

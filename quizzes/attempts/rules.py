@@ -138,6 +138,10 @@ class _AttemptColumns(Protocol):
     def total(self) -> int: ...
     @property
     def cbm_score(self) -> Decimal | None: ...
+    @property
+    def regraded_at(self) -> datetime | None: ...
+    @property
+    def score_before_regrade(self) -> Decimal | None: ...
 
 
 class AttemptFacts:
@@ -162,6 +166,15 @@ class AttemptFacts:
     def is_overdue(self: _AttemptColumns, now: datetime) -> bool:
         """Past the deadline and its grace: no answer is taken any more."""
         return past_deadline(self.deadline, now)
+
+    @property
+    def shows_regrade(self: _AttemptColumns) -> bool:
+        """Whether a regrade changed its score: "Regraded on DATE: 3 → 4"."""
+        return (
+            self.regraded_at is not None
+            and self.score_before_regrade is not None
+            and self.score_before_regrade != self.score
+        )
 
     @property
     def percent(self: _AttemptColumns) -> int:

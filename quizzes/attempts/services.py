@@ -345,7 +345,9 @@ def attempt_result(*, user: Learner, attempt_id: int) -> AttemptResult:
     step). AttemptNotFound for another learner's."""
     state = attempt_as_it_stands(user=user, attempt_id=attempt_id)
     quiz = state.quiz
-    if not state.attempt.is_finished or not quiz.is_published:
+    if not state.attempt.is_finished:
+        return AttemptResult(state)
+    if not quiz.is_published:
         return AttemptResult(state)
     refusal = None
     if quiz.max_attempts is not None or quiz.closes_at is not None or quiz.opens_at is not None:

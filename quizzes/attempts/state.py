@@ -33,6 +33,7 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from .. import confidence as confidence_rules
 from ..content import (
     ChoiceData,
     ItemData,
@@ -44,7 +45,6 @@ from ..content import (
 )
 from ..models import Answer, Attempt, QuizOverride, ReviewCard
 from ..models import Quiz as QuizModel
-from .. import confidence as confidence_rules
 from . import rules
 from .responses import ChoiceVerdict, RecordedAnswer, unanswered_verdicts
 from .rules import Availability
@@ -75,6 +75,9 @@ class AttemptRow(rules.AttemptFacts):
     # once finished under marking.
     confidence: str = confidence_rules.OFF
     cbm_score: Decimal | None = None
+    # A regrade's change of the score (`AttemptFacts.shows_regrade`).
+    regraded_at: datetime | None = None
+    score_before_regrade: Decimal | None = None
 
     @classmethod
     def of(cls, attempt: Attempt) -> AttemptRow:
@@ -92,6 +95,8 @@ class AttemptRow(rules.AttemptFacts):
             question_order=tuple(attempt.question_order or ()),
             confidence=attempt.confidence,
             cbm_score=attempt.cbm_score,
+            regraded_at=attempt.regraded_at,
+            score_before_regrade=attempt.score_before_regrade,
         )
 
     @property
@@ -385,6 +390,8 @@ _ATTEMPT = [
     ("a.question_order", "question_order", _json),
     ("a.confidence", "confidence", _as_is),
     ("a.cbm_score", "cbm_score", _decimal(4)),
+    ("a.regraded_at", "regraded_at", _when),
+    ("a.score_before_regrade", "score_before_regrade", _decimal(4)),
     ("q.updated_at", "version", _when),
 ]
 _ANSWER = [
@@ -514,6 +521,8 @@ def attempt_read(
         question_order=tuple(first["question_order"] or ()),
         confidence=first["confidence"],
         cbm_score=first["cbm_score"],
+        regraded_at=first["regraded_at"],
+        score_before_regrade=first["score_before_regrade"],
     )
     content = quiz_content_of(quiz_id=attempt.quiz_id, version=first["version"])
     answers = []

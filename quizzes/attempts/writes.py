@@ -5,6 +5,7 @@ finishing an attempt with its score (an exam's review cards then).
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from .. import grading
 from ..confidence import cbm_sum
 from ..content import QuestionData
-from ..grading import Response
+from ..grading import Key, Response, recorded_response, regrade_fields
 from ..models import Answer, Attempt
 from ..review.scheduler import card_of, card_record_quiz_answer, cards_record_answers
 from ..signals import attempt_finished
@@ -144,9 +145,40 @@ def finish_exam(state: AttemptState, *, now: datetime | None = None) -> bool:
             row = Attempt.objects.get(pk=state.attempt.pk)
             state.attempt = AttemptRow.of(row)
             return False
-        state.answers = locked.answers
+        state.answers = remarked(locked.answers)
         finish(state, now=now)
     return True
+
+
+def remarked(answers: dict[int, RecordedAnswer]) -> dict[int, RecordedAnswer]:
+    """An exam's saved answers marked again under their questions' keys as they stand now
+    (the content the finishing request read), written where the mark or the key changed since
+    they were saved: a key fixed while the exam ran counts for everyone who finishes after."""
+    now_marked = dict(answers)
+    rows = []
+    for question_id, answer in answers.items():
+        question = answer.question
+        fields = regrade_fields(question, recorded_response(question, answer))
+        if fields is None or answer.pk is None:
+            continue
+        key = Key.read(question.kind, fields["key"])
+        if (fields["fraction"], key, fields["correct_choice_id"]) == (
+            answer.fraction,
+            answer.key,
+            answer.correct_choice_id,
+        ):
+            continue
+        rows.append(Answer(pk=answer.pk, **fields))
+        now_marked[question_id] = dataclasses.replace(
+            answer,
+            fraction=fields["fraction"],
+            is_correct=fields["is_correct"],
+            key=key,
+            correct_choice_id=fields["correct_choice_id"],
+        )
+    if rows:
+        Answer.objects.bulk_update(rows, ["fraction", "is_correct", "key", "correct_choice_id"])
+    return now_marked
 
 
 def finish(state: AttemptState, *, now: datetime | None = None) -> None:

@@ -2,9 +2,9 @@
 
 A field lacks Arabic when it has English text and its Arabic is empty (or only spaces); a
 field empty in both languages has nothing to translate. The database picks the rows that
-lack something; Python then names the fields. A matching question's pairs and an ordering
-question's items are listed (learners read them); a short answer's accepted answers are not:
-an answer accepted in English only is accepted on the Arabic page too.
+lack something; Python then names the fields. Every part of a question is listed as its
+choices are: a short answer's accepted answers and a number's feedback (the Arabic page shows
+them after an answer), a matching question's pairs and an ordering question's items.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.db.models.functions import Coalesce, Trim
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from ..models import Choice, MatchPair, OrderItem, Question, Quiz
+from ..models import AcceptedText, Choice, MatchPair, NumericalAnswer, OrderItem, Question, Quiz
 
 
 @dataclass
@@ -117,6 +117,18 @@ def translation_coverage(quizzes: QuerySet[Quiz]) -> list[QuizCoverage]:
                 found.append((question.quiz_id, key, item))
 
     for model, names, prefix, label in (
+        (
+            AcceptedText,
+            ["text", "feedback"],
+            "accepted_texts",
+            _("Question %(question)d, answer %(part)d: %(field)s"),
+        ),
+        (
+            NumericalAnswer,
+            ["feedback"],
+            "numerical_answers",
+            _("Question %(question)d, accepted number %(part)d: %(field)s"),
+        ),
         (
             MatchPair,
             ["prompt", "match"],

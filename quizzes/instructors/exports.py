@@ -256,8 +256,9 @@ CSV_HEADER = [
     "arrangement",
 ]
 
-# A spreadsheet runs a cell starting with one of these as a formula; a learner chooses
-# their own username, so such cells are prefixed with a quote (OWASP's advice).
+# A spreadsheet runs a cell starting with one of these as a formula, after any leading
+# whitespace (" =1+1" is a formula too); a learner chooses their own username and types their
+# short answers, so such cells are prefixed with a quote (OWASP's advice).
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -274,7 +275,9 @@ def csv_cell(value) -> str | int:
     if isinstance(value, Decimal):
         # A mark or a score: 1, 0.5, 3.5 (no padding zeros; whole ones as integers).
         return int(value) if value == value.to_integral_value() else f"{value.normalize():f}"
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+    if isinstance(value, str) and (
+        value.startswith(_FORMULA_STARTS) or value.lstrip().startswith(_FORMULA_STARTS)
+    ):
         return "'" + value
     return value
 

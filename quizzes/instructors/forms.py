@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.forms.models import BaseInlineFormSet
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from ..models import (
@@ -286,6 +287,9 @@ class QuizOverrideInlineFormSet(TemplateRowDisabledMixin, BaseInlineFormSet):
     pass
 
 
+NO_EXPLANATION = _("it has no explanation (in English), which learners read after answering.")
+
+
 class QuestionInlineFormSet(TemplateRowDisabledMixin, ReorderableInlineFormSet):
     stale_message = _(
         "Someone else added a question at one of these positions since you opened this page. "
@@ -318,6 +322,11 @@ class QuestionInlineFormSet(TemplateRowDisabledMixin, ReorderableInlineFormSet):
         places = _places(forms)
         for form in forms:
             question = form.instance
+            if not (question.explanation_en or "").strip():
+                problems.append(
+                    _("Question %(position)s: %(problem)s")
+                    % {"position": places[form], "problem": NO_EXPLANATION}
+                )
             nested = _nested_rows(form)
             if nested is None:
                 continue  # its choices' own errors are shown beside it
@@ -345,7 +354,13 @@ class QuestionInlineFormSet(TemplateRowDisabledMixin, ReorderableInlineFormSet):
                     }
                 )
         if problems:
-            problems.insert(0, _("Unpublish the quiz, or complete these questions' choices first."))
+            problems.insert(
+                0,
+                _(
+                    "The quiz cannot be published yet: complete these questions, or untick "
+                    "“Published” to save it as a draft."
+                ),
+            )
             raise ValidationError(problems)
 
 
@@ -418,12 +433,18 @@ class QuestionForm(QuestionPartsFormMixin, KindShapesFormMixin, ImageFormMixin, 
         quiz = cleaned_data.get("quiz") or getattr(self.instance, "quiz", None)
         if cleaned_data.get("position") is None and quiz is not None:
             cleaned_data["position"] = quiz.next_question_position()
+        explained = (cleaned_data.get("explanation_en") or "").strip()
+        if quiz is not None and quiz.is_published and not explained:
+            self.add_error(
+                "explanation_en",
+                _("The quiz is published: %(problem)s") % {"problem": NO_EXPLANATION},
+            )
         return cleaned_data
 
 
 class QuizForm(forms.ModelForm):
     guide_position = forms.IntegerField(
-        label=_("position in the guide"),
+        label=capfirst(_("position in the guide")),
         required=False,
         min_value=0,
         max_value=32767,
@@ -457,7 +478,7 @@ class QuizForm(forms.ModelForm):
 class QuizOverrideForm(forms.ModelForm):
     """A learner override, naming the learner by username (instructors cannot browse users)."""
 
-    username = forms.CharField(label=_("learner's username"), max_length=150)
+    username = forms.CharField(label=capfirst(_("learner's username")), max_length=150)
 
     class Meta:
         model = QuizOverride

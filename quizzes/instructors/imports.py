@@ -122,6 +122,8 @@ def quiz_import_gift(
                 guide = placeholder_guide()
                 used_placeholder = True
             quiz = _new_quiz(document, filename=filename, slug=quiz_slug, guide=guide)
+            if same := _same_title(quiz):
+                notes.append(Problem(0, same))
         elif quiz.is_published:
             notes.append(
                 Problem(0, _("The quiz is published: learners see the new questions at once."))
@@ -213,6 +215,22 @@ def _new_quiz(document: GiftDocument, *, filename: str, slug: str | None, guide:
         # An instructor reviews an imported quiz before learners see it.
         is_published=False,
     )
+
+
+def _same_title(quiz: Quiz) -> str:
+    """What to say when another quiz already has the new quiz's title (a quiz's own export
+    imported again, most often): the import makes a second quiz, which the instructor may
+    delete, or add to the first one instead."""
+    other = (
+        Quiz.objects.filter(title_en__iexact=quiz.title_en).exclude(pk=quiz.pk).order_by("pk")
+    ).first()
+    if other is None:
+        return ""
+    return _(
+        "A quiz titled “%(title)s” already exists (%(slug)s): this import made a second one, "
+        "“%(new)s”. If you meant to replace the first, delete one of them; to add questions "
+        "to it, import them choosing that quiz."
+    ) % {"title": other.title_en, "slug": other.slug, "new": quiz.slug}
 
 
 def _title_from_filename(filename: str) -> str:

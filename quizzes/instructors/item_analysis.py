@@ -64,6 +64,8 @@ class ResponseStats:
     number: str
     count: int
     share: float
+    # Held by none of the accepted numbers as they stand: the item analysis offers "Accept".
+    outside: bool = False
 
     @property
     def share_percent(self) -> int:
@@ -196,6 +198,15 @@ def _item_sums(
     return {question_id: tuple(item) for question_id, item in sums.items()}
 
 
+def _outside(question: Question, number: str) -> bool:
+    """Whether no accepted number of `question` (prefetched) holds `number`."""
+    value = Decimal(number)
+    return not any(
+        abs(value - accepted.value) <= accepted.tolerance
+        for accepted in question.numerical_answers.all()
+    )
+
+
 def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalysis:
     attempts = analysed_attempts(quiz, first_attempts_only=first_attempts_only)
     sums = _item_sums(attempts)
@@ -208,6 +219,8 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
     if Question.Kind.MATCHING in kinds:
         pairs = MatchPair.objects.order_by("position")
         prefetch_related_objects(questions, Prefetch("pairs", queryset=pairs))
+    if Question.Kind.NUMERICAL in kinds:
+        prefetch_related_objects(questions, "numerical_answers")
     if Question.Kind.ORDERING in kinds:
         items = OrderItem.objects.order_by("position")
         prefetch_related_objects(questions, Prefetch("order_items", queryset=items))
@@ -242,7 +255,10 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
                 answers=n,
                 facility=sx / (n * MARK_UNITS) if n else None,
                 discrimination=discrimination_index(n, sx, sy, syy, sxy, sxx),
-                responses=[ResponseStats(number, count, count / n) for number, count in common],
+                responses=[
+                    ResponseStats(number, count, count / n, outside=_outside(question, number))
+                    for number, count in common
+                ],
                 choices=[
                     ChoiceStats(
                         choice=choice,

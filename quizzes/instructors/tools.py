@@ -142,6 +142,17 @@ class InstructorToolsMixin:
         url = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_results", args=[quiz.pk])
         return format_html('<a href="{}">{}</a>', url, _("Grades"))
 
+    def has_regrade_permission(self, request) -> bool:
+        """Regrading answers after a key was fixed (quizzes/instructors/regrading.py)."""
+        return request.user.has_perms(
+            [
+                "quizzes.change_question",
+                "quizzes.view_attempt",
+                "quizzes.view_answer",
+                "quizzes.add_regrade",
+            ]
+        )
+
     def has_view_content_permission(self, request) -> bool:
         """Questions and choices, the answer key with them: a GIFT export holds all of it."""
         return request.user.has_perms(
@@ -261,6 +272,7 @@ class InstructorToolsMixin:
                 _("Item analysis: %(quiz)s") % {"quiz": quiz},
                 original=quiz,
                 analysis=analysis,
+                can_regrade=self.has_regrade_permission(request),
                 threshold=DISCRIMINATION_THRESHOLD,
                 threshold_percent=round(100 * DISCRIMINATION_THRESHOLD),
             ),

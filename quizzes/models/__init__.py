@@ -49,6 +49,7 @@ from .kinds import (
     parts_problems,
     shadowed_texts,
 )
+from .regrades import Regrade, RegradedAnswer, RegradedAttempt
 from .reports import QuestionReport, QuestionReportQuerySet
 from .review import ReviewAnswer, ReviewCard
 from .seed import SeedAddition
@@ -81,6 +82,9 @@ __all__ = [
     "QuestionPartManager",
     "QuestionQuerySet",
     "QuestionReport",
+    "Regrade",
+    "RegradedAnswer",
+    "RegradedAttempt",
     "QuestionReportQuerySet",
     "Quiz",
     "QuizManager",

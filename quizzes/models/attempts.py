@@ -16,8 +16,8 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
-from ..confidence import LEVEL_NAMES
 from ..attempts.rules import DEADLINE_GRACE, AttemptFacts, past_deadline
+from ..confidence import LEVEL_NAMES
 from .content import Choice, Question, Quiz
 from .kinds import SHORT_ANSWER_MAX_LENGTH
 
@@ -131,6 +131,13 @@ class Attempt(AttemptFacts, models.Model):
     # [question ids]: the questions this attempt drew at its start, in its order; empty for an
     # attempt that drew none (every question of the quiz, in the quiz's order).
     question_order = models.JSONField(_("questions drawn"), default=list, blank=True)
+    # A regrade that changed the score (quizzes/attempts/regrade.py): when the last one ran,
+    # and the score before the first, for the learner's "Regraded on DATE: 3 → 4" (kept on
+    # the row: the step's and the history's reads take no other statement for it).
+    regraded_at = models.DateTimeField(_("regraded"), null=True, blank=True)
+    score_before_regrade = models.DecimalField(
+        _("score before regrading"), max_digits=9, decimal_places=4, null=True, blank=True
+    )
 
     objects = AttemptQuerySet.as_manager()
 

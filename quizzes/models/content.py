@@ -163,6 +163,7 @@ class Quiz(models.Model):
             "all; nothing about correctness shows before."
         ),
     )
+
     class Confidence(models.TextChoices):
         OFF = confidence.OFF, _("Not asked")
         ASK = confidence.ASK, _("Asked with each answer; the score unchanged")
@@ -341,7 +342,9 @@ class Question(models.Model):
     position = models.PositiveSmallIntegerField(_("position"))
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.SINGLE)
     prompt = models.TextField(_("prompt"))
-    explanation = models.TextField(_("explanation"))
+    # Empty in a draft (an imported quiz's questions often have none); a published quiz's
+    # questions each have one (instructors/forms.py: publishing is refused without).
+    explanation = models.TextField(_("explanation"), blank=True)
     # Shown after the prompt; its alt text is required in English once there is an image.
     image = image_field(_("image"), prefix="image")
     image_width = image_dimension()

@@ -88,7 +88,9 @@ def rating_for(*, right: bool, level: int | None) -> Rating:
     return Rating.Hard if level == NOT_SURE else Rating.Good
 
 
-def moved_by_answer(card: ReviewCard, *, right: bool, level: int | None, at: datetime) -> ReviewCard:
+def moved_by_answer(
+    card: ReviewCard, *, right: bool, level: int | None, at: datetime
+) -> ReviewCard:
     """`card` moved by a quiz answer given as sure as `level` (None: not asked): rated by
     `rating_for`; a miss given "Very sure" marks it a misconception, due no later than the
     shortest relearning step; a right answer clears the mark."""

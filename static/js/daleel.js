@@ -140,12 +140,28 @@
           if (select) select.value = String(index + 1);
         });
       }
+      // "2 of 5", in the page's language (the list's data-place: {place} and {count}).
       function say(item) {
         var announcer = document.getElementById("announcer");
         var label = item.querySelector("label");
         if (announcer && label) {
-          announcer.textContent = label.textContent.trim() + ": " + (items().indexOf(item) + 1);
+          var place = (list.dataset.place || "{place} / {count}")
+            .replace("{place}", String(items().indexOf(item) + 1))
+            .replace("{count}", String(items().length));
+          announcer.textContent = label.textContent.trim() + ": " + place;
         }
+      }
+      // The first item's Move up and the last one's Move down can do nothing: said disabled
+      // (aria-disabled keeps the button pressed in the focus order, where a disabled one would
+      // drop it), and a press only says where the item is.
+      function markEnds() {
+        var all = items();
+        all.forEach(function (item, index) {
+          item.querySelectorAll("[data-move]").forEach(function (button) {
+            var end = button.dataset.move === "up" ? index === 0 : index === all.length - 1;
+            button.setAttribute("aria-disabled", end ? "true" : "false");
+          });
+        });
       }
       items().forEach(function (item) {
         var label = item.querySelector("label");
@@ -163,6 +179,7 @@
         });
         item.appendChild(controls);
       });
+      markEnds();
       list.addEventListener("click", function (event) {
         var button = event.target.closest("[data-move]");
         if (!button) return;
@@ -173,6 +190,7 @@
           list.insertBefore(item.nextElementSibling, item);
         }
         renumber();
+        markEnds();
         button.focus();
         say(item);
       });
@@ -186,6 +204,7 @@
         if (!place || place > others.length + 1) return;
         list.insertBefore(item, others[place - 1] || null);
         renumber();
+        markEnds();
         select.focus();
       });
     });

@@ -2,7 +2,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from axes.models import AccessAttempt, AccessLog
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
@@ -69,6 +69,12 @@ def huda(db, quiz):
     return user
 
 
+def _data(response) -> dict:
+    """The downloaded document: streamed, as a large one is."""
+    assert response.streaming
+    return json.loads(b"".join(response.streaming_content))
+
+
 def _signed_in(user, **extra):
     client = Client(**extra)
     client.force_login(user)
@@ -84,7 +90,7 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
     assert response["Content-Type"] == "application/json; charset=utf-8"
     assert response["Content-Disposition"].startswith('attachment; filename="daleel-')
     assert "no-store" in response["Cache-Control"]
-    data = json.loads(response.content)
+    data = _data(response)
 
     assert data["format"] == "daleel-account-export"
     assert set(SECTIONS) <= set(data)
@@ -123,7 +129,7 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
 def test_the_export_holds_nothing_of_other_learners(huda, quiz):
     other = make_user("omar", email="omar@example.org")
     _take(other, quiz, 2)
-    data = json.loads(_signed_in(huda).get("/en/accounts/profile/data.json").content)
+    data = _data(_signed_in(huda).get("/en/accounts/profile/data.json"))
     assert "omar" not in json.dumps(data)
     assert len(data["attempts"]) == 2
 
@@ -240,7 +246,7 @@ def test_the_export_says_what_was_answered_to_every_kind_of_question(db):
     response = client.get("/en/accounts/profile/data.json")
 
     assert response.status_code == 200
-    answers = json.loads(response.content)["attempts"][0]["answers"]
+    answers = _data(response)["attempts"][0]["answers"]
     assert answers[1]["choices_ticked"] == ["Box 2.1"] and answers[1]["mark"] == "0.5000"
     assert answers[1]["choice"] is None
     assert answers[3]["number"] == "8.0000000000" and answers[3]["mark"] == "0.5000"
@@ -269,7 +275,7 @@ def _exam_in_progress(learner):
 def _exported_attempt(learner):
     response = _signed_in(learner).get("/en/accounts/profile/data.json")
     assert response.status_code == 200
-    (attempt,) = json.loads(response.content)["attempts"]
+    (attempt,) = _data(response)["attempts"]
     return attempt
 
 
@@ -406,7 +412,7 @@ def test_the_export_holds_no_review_card_of_another_learner(huda):
     _take(other, other_quiz, 2)  # two cards of omar's, on questions huda never saw
     assert ReviewCard.objects.filter(user=other).count() == 2
 
-    data = json.loads(_signed_in(huda).get("/en/accounts/profile/data.json").content)
+    data = _data(_signed_in(huda).get("/en/accounts/profile/data.json"))
 
     assert len(data["review_cards"]) == ReviewCard.objects.filter(user=huda).count() == 3
     assert {card["quiz"] for card in data["review_cards"]} == {huda.attempts.first().quiz.slug}
@@ -419,12 +425,12 @@ def test_the_export_holds_no_problem_report_of_another_learner(huda, quiz):
         user=other, question=quiz.questions.last(), reason="other", text="Omar's own words"
     )
 
-    data = json.loads(_signed_in(huda).get("/en/accounts/profile/data.json").content)
+    data = _data(_signed_in(huda).get("/en/accounts/profile/data.json"))
 
     assert [report["text"] for report in data["question_reports"]] == ["<b>Which one?</b>"]
 
 
-def test_download_my_data_is_limited_per_learner_with_a_bilingual_429(settings, huda):
+def test_download_my_data_is_limited_per_learner_with_a_bilingual_429(frozen_clock, settings, huda):
     settings.DATA_EXPORT_RATE = "2/h"
     client = _signed_in(huda)
     for _download in range(2):
@@ -454,3 +460,48 @@ def test_deleting_an_account_removes_its_email_addresses_and_second_factors():
     assert response.status_code == 302
     assert not EmailAddress.objects.filter(email="rania@example.org").exists()
     assert not Authenticator.objects.exists()
+
+
+def test_deleting_an_account_whose_username_has_capitals_removes_axes_records_of_it(quiz):
+    user = make_user("Huda_Ali", email="huda.ali@example.org")
+    other = make_user("omar")
+    browser = Client(REMOTE_ADDR="198.51.100.7")
+    # A sign-in (axes logs it under the name as stored), then failures (counted case-folded).
+    browser.post("/en/accounts/login/", {"login": "Huda_Ali", "password": PASSWORD})
+    for login in ("Huda_Ali", "HUDA_ALI", "omar"):
+        Client(REMOTE_ADDR="198.51.100.7").post(
+            "/en/accounts/login/", {"login": login, "password": "wrong"}
+        )
+    axes = (AccessAttempt, AccessFailureLog, AccessLog)
+    assert AccessLog.objects.filter(username="Huda_Ali").exists()
+    assert AccessAttempt.objects.filter(username="huda_ali").exists()
+
+    response = _signed_in(user).post("/en/accounts/delete/", {"password": PASSWORD})
+
+    assert response.status_code == 302
+    for model in axes:
+        assert not model.objects.filter(username__iexact="huda_ali").exists(), model
+    # Another account's records are its own.
+    assert AccessAttempt.objects.filter(username__iexact="omar").exists()
+    assert User.objects.filter(pk=other.pk).exists()
+
+
+def test_the_export_streams_in_statements_that_do_not_grow_with_the_attempts(db):
+    """A learner with years of attempts downloads in pieces, read in chunks: as many
+    statements for 2 attempts as for 40."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    quiz = make_quiz(questions=2)
+    learner = make_user("sami", email="sami@example.org")
+    client = _signed_in(learner)
+    counts = []
+    for more in (2, 38):
+        for _ in range(more):
+            _take(learner, quiz, 2)
+        with CaptureQueriesContext(connection) as queries:
+            data = _data(client.get("/en/accounts/profile/data.json"))
+        counts.append(len(queries.captured_queries))
+        assert len(data["attempts"]) == len(Attempt.objects.filter(user=learner))
+    assert counts[0] == counts[1]
+    assert all(len(attempt["answers"]) == 2 for attempt in data["attempts"])

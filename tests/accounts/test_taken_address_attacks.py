@@ -45,7 +45,7 @@ def test_a_link_for_an_address_another_account_now_holds_is_refused_without_an_e
 
 
 def test_sign_ups_naming_someones_address_mail_them_only_up_to_the_per_address_limit(
-    mailoutbox, settings
+    frozen_clock, mailoutbox, settings
 ):
     settings.PASSWORD_RESET_RATE_PER_EMAIL = "3/h"
     make_user("omar", email="omar@example.org")

@@ -2,6 +2,7 @@
 off (MFA_REQUIRED_FOR_STAFF), offered to learners; the admin signs in through the site's
 sign-in, second factor included."""
 
+import json
 import time
 
 import pytest
@@ -110,7 +111,8 @@ def test_the_data_download_says_which_factors_without_their_secrets(client):
     user = make_user("amina", email="amina@example.org")
     secret = _with_totp(user)
     client.force_login(user)
-    document = client.get("/en/accounts/profile/data.json").json()
+    response = client.get("/en/accounts/profile/data.json")
+    document = json.loads(b"".join(response.streaming_content))
     assert [factor["type"] for factor in document["two_factor"]] == ["totp"]
     assert document["email_addresses"] == [
         {"email": "amina@example.org", "verified": True, "primary": True}

@@ -28,6 +28,7 @@ from quizzes.models import (  # noqa: E402
     Choice,
     Guide,
     MatchPair,
+    NumericalAnswer,
     OrderItem,
     Question,
     Quiz,
@@ -52,7 +53,7 @@ SCREENSHOTS_DIR = Path(
     os.environ.get("DALEEL_SCREENSHOTS_DIR", REPO_DIR / "test-artifacts" / "screenshots")
 ).resolve()
 TIMEOUT_MS = 10_000
-SEED_MODELS = (Guide, Quiz, Question, Choice, AcceptedText, MatchPair, OrderItem)
+SEED_MODELS = (Guide, Quiz, Question, Choice, AcceptedText, NumericalAnswer, MatchPair, OrderItem)
 
 expect.set_options(timeout=TIMEOUT_MS)
 
@@ -252,7 +253,8 @@ _seed_rows: list[tuple[type, list]] = []
 @pytest.fixture
 def seeded(live_server, transactional_db) -> dict[str, Quiz]:
     """The two real seed quizzes (8 questions of choices each, and the ZeRO quiz's short-answer,
-    matching and ordering questions; English and Arabic), by slug.
+    matching, ordering, several-answer, true/false and number questions; English and Arabic), by
+    slug.
 
     `seed_quizzes` runs once; every later test re-inserts the same rows in bulk inserts,
     since each browser test starts from an emptied database and loaddata takes seconds.

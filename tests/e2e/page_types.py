@@ -125,9 +125,12 @@ def _feedback_matching(scene: Scene) -> None:
 
 
 def _result_new_kinds(scene: Scene) -> None:
-    """The last question answered finishes the attempt: its ordering feedback is on the
-    result, with the other kinds'."""
-    attempt = support.answer_in_db(scene.signed_in(), scene.other_quiz, 11, wrong={2, 9, 10, 11})
+    """Every question answered finishes the attempt: the ordering feedback is on the result,
+    with the other kinds'."""
+    quiz = scene.other_quiz
+    attempt = support.answer_in_db(
+        scene.signed_in(), quiz, quiz.questions.count(), wrong={2, 9, 10, 11}
+    )
     scene.go(f"/attempts/{attempt.pk}/result/")
     expect(scene.page.locator(".order-review")).to_be_visible()
 
@@ -135,7 +138,7 @@ def _result_new_kinds(scene: Scene) -> None:
 def _history(scene: Scene) -> None:
     learner = scene.signed_in()
     support.answer_in_db(learner, scene.quiz, 8, wrong={1, 2, 5})
-    support.answer_in_db(learner, scene.other_quiz, 11, wrong={4})
+    support.answer_in_db(learner, scene.other_quiz, scene.other_quiz.questions.count(), wrong={4})
     support.answer_in_db(learner, scene.quiz, 8, wrong={6})
     support.answer_in_db(learner, scene.other_quiz, 3)
     scene.go("/attempts/")
@@ -146,7 +149,7 @@ def _history_few(scene: Scene) -> None:
     """Two attempts draw no line: bars with their scores."""
     learner = scene.signed_in()
     support.answer_in_db(learner, scene.quiz, 8, wrong={1, 2, 5})
-    support.answer_in_db(learner, scene.other_quiz, 11, wrong={4})
+    support.answer_in_db(learner, scene.other_quiz, scene.other_quiz.questions.count(), wrong={4})
     scene.go("/attempts/")
     expect(scene.page.locator(".score-bars__item")).to_have_count(2)
     expect(scene.page.locator(".chart__line")).to_have_count(0)

@@ -172,7 +172,10 @@ def answer_in_db(user, quiz: Quiz, count: int, *, wrong: frozenset[int] = frozen
 
 
 def typed_response(question, *, right: bool) -> Response:
-    """A short-answer, matching or ordering response, right or wrong."""
+    """A number, short-answer, matching or ordering response, right or wrong."""
+    if question.kind == "numerical":
+        accepted = question.numerical_answers.order_by("-fraction", "position")[0]
+        return Response(number=accepted.value if right else accepted.value + 1000)
     if question.kind == "short":
         accepted = question.accepted_texts.filter(fraction=1).order_by("position")[0]
         return Response(text=accepted.text_en if right else "not an answer")

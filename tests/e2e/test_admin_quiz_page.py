@@ -122,3 +122,30 @@ def test_an_instructor_duplicates_a_quiz_from_the_list(
     copy = Quiz.objects.get(slug=f"{quiz.slug}-copy")
     assert not copy.is_published
     assert copy.questions.count() == quiz.questions.count() == 4
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_quiz_pages_tools_leave_its_heading_the_whole_width(
+    page: Page, context: BrowserContext, live_server, transactional_db, lang, width
+):
+    """A dozen tools (grades, exports, previews…) sit on rows of their own under "Change quiz"
+    and its title, not floated beside them into a narrow column (issue 52, point 15)."""
+    quiz = factories.make_quiz(questions=1, title_en="ZeRO and sharded optimizers")
+    sign_in(
+        context, live_server.url, factories.make_user("admin", is_staff=True, is_superuser=True)
+    )
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"/{lang}/admin/quizzes/quiz/{quiz.pk}/change/")
+
+    subtitle = page.locator("#content h2").first.bounding_box()
+    tools = page.locator("#content .object-tools")
+    assert tools.locator("li").count() >= 10
+    # Floated, the tools began level with the heading and its text wrapped beside them: now
+    # they begin under the quiz's title, and the title is on one line.
+    assert tools.bounding_box()["y"] >= subtitle["y"] + subtitle["height"]
+    line = page.locator("#content h2").first.evaluate(
+        "h => parseFloat(getComputedStyle(h).lineHeight)"
+        " || 1.3 * parseFloat(getComputedStyle(h).fontSize)"
+    )
+    assert subtitle["height"] < 1.8 * line

@@ -112,3 +112,31 @@ def test_the_pager_swaps_pages_and_back_returns(page: Page, seeded):
     assert support.same_document(page)
     page.go_back()
     expect(cards(page)).to_have_count(20)
+
+
+def test_enter_pressed_while_the_search_is_on_its_way_logs_no_error_and_shows_its_results(
+    page: Page, seeded, console_errors
+):
+    page.goto("/en/")
+    expect(cards(page)).to_have_count(2)
+    held = []
+
+    def hold_the_first(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)  # the request typing sent, still on its way
+
+    page.route(re.compile(r"/en/\?q="), hold_the_first)
+    search = page.get_by_label("Search", exact=True)
+    search.fill("recomputation")
+    page.wait_for_timeout(400)  # past the typing pause: its request is sent, and held
+    assert len(held) == 1
+    search.press("Enter")
+    held[0].continue_()
+
+    expect(cards(page)).to_have_count(1)
+    expect(cards(page)).to_have_text("Activation recomputation")
+    assert query_of(page) == {"q": ["recomputation"]}
+    page.wait_for_timeout(200)
+    assert console_errors == []

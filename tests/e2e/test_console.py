@@ -163,8 +163,11 @@ def admin_pages(context, live_server, seeded, transactional_db) -> list[str]:
     support.sign_in(context, live_server.url, administrator)
     values = url_values(quiz=quiz, attempt=attempt, user=learner)
     values |= {"attempt_id": str(attempt.pk), "user_id": str(learner.pk)}
-    # Downloads, POST-only views (the preview, signing out) and confirmations of deletion.
-    skip = re.compile(r"csv|export_gift|jsi18n|autocomplete|view_on_site|logout|preview|delete$")
+    # Downloads, POST-only views (the preview, accepting an answer, signing out) and confirmations
+    # of deletion.
+    skip = re.compile(
+        r"csv|export_|accept_answer|jsi18n|autocomplete|view_on_site|logout|preview|delete$"
+    )
     urls = every_url(values)
     return sorted(
         {

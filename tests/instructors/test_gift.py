@@ -261,6 +261,46 @@ def test_every_error_in_a_file_is_reported_at_once():
     assert len(document.questions) == 2
 
 
+# Ten questions as Moodle's users write them: no blank line between questions, a comment
+# line or a question's name starting each; three are malformed.
+WITHOUT_BLANK_LINES = """// Week 3: memory
+::Q1:: What does ZeRO-1 shard?{=optimizer states ~gradients ~parameters}
+// a comment between questions
+::Q2:: Gradients are sharded by ZeRO-2.{T}
+::Q3:: Bytes per parameter in FP16?{#2}
+// the next one lacks a right answer
+::Q4:: Pick one.{~a ~b}
+::Q5:: Offloading moves state to...{=CPU memory ~the network}
+// Q6
+Name the stage that shards parameters.{=ZeRO-3 =stage 3}
+::Q7:: A choice alone.{~%100%only}
+::Q8:: Match.{=ZeRO-1 -> optimizer states =ZeRO-2 -> gradients}
+// a comment inside a question is dropped, not a separator:
+::Q9:: Which is
+// (this line is a comment)
+right?{=this ~that}
+::Q10:: Never closed.{=a ~b
+"""
+
+
+def test_questions_without_blank_lines_between_them_are_read_as_moodle_reads_them():
+    document = parse_gift(WITHOUT_BLANK_LINES)
+
+    prompts = [question.prompt.en for question in document.questions]
+    assert len(prompts) == 7
+    assert prompts[0] == "What does ZeRO-1 shard?"
+    assert "Name the stage that shards parameters." in prompts
+    assert "Which is\nright?" in prompts
+
+
+def test_every_malformed_question_of_a_file_without_blank_lines_is_reported_at_once():
+    document = parse_gift(WITHOUT_BLANK_LINES)
+
+    assert sorted({problem.line for problem in document.errors}) == [7, 11, 17]
+    messages = " ".join(problem.message for problem in document.errors)
+    assert "Mark one choice as correct" in messages and "at least two choices" in messages
+
+
 def test_a_file_with_no_question_that_can_be_imported_is_an_error():
     document = parse_gift("// only an essay\nWrite.{}")
 

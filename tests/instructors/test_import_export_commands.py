@@ -455,3 +455,27 @@ def test_a_quiz_of_every_kind_survives_a_gift_round_trip():
     assert "{#" in text and "TRUE" in text and "~%50%" in text
     assert _kinds_content(copy) == _kinds_content(quiz)
     assert quiz_to_gift(copy).split("\n", 3)[3] == text.split("\n", 3)[3]
+
+
+def test_importing_a_quizs_own_export_says_a_quiz_with_that_title_exists(
+    instructor_client, tricky_quiz, tmp_path
+):
+    path = tmp_path / "export.gift"
+    call_command("export_quiz", tricky_quiz.slug, "-o", str(path), stderr=io.StringIO())
+    said = (
+        f"A quiz titled “{tricky_quiz.title_en}” already exists ({tricky_quiz.slug}): this "
+        f"import made a second one, “{tricky_quiz.slug}-2”."
+    )
+
+    _out, err = _import(path)
+    assert said in err
+
+    response = instructor_client.post(
+        IMPORT_URL, {"file": _upload("export.gift", path.read_bytes()), "quiz": "", "guide": ""}
+    )
+    assert response.status_code == 302
+    messages = [str(message) for message in get_messages(response.wsgi_request)]
+    assert any(said.replace("-2”", "-3”") in message for message in messages)
+    # A file whose title no quiz has yet says nothing of the kind.
+    _out, err = _import(DATA / "representative.gift")
+    assert "already exists" not in err

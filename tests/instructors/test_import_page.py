@@ -73,3 +73,19 @@ def test_the_pages_examples_import_as_the_kinds_it_names(instructor_client):
         ("", "training data"),
     ]
     assert Question.objects.filter(quiz=quiz).count() == 8
+
+
+def test_a_file_without_blank_lines_is_refused_with_every_error_listed_at_once(
+    instructor_client,
+):
+    from tests.instructors.test_gift import WITHOUT_BLANK_LINES
+
+    upload = SimpleUploadedFile("week3.gift", WITHOUT_BLANK_LINES.encode())
+
+    response = instructor_client.post(PAGE, {"file": upload, "guide": make_guide().pk})
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    for line in (7, 11, 17):
+        assert f"Line {line}: " in page
+    assert not Quiz.objects.exists()

@@ -154,11 +154,12 @@ def test_coverage_and_gift_export_need_the_questions_and_choices_not_only_the_qu
     assert bare_staff_client.get(export).status_code == 200
 
 
-def test_coverage_lists_pairs_and_items_without_arabic_but_not_english_only_answers(db):
+def test_coverage_lists_accepted_answers_pairs_and_items_without_arabic(db):
     quiz = factories.make_typed_quiz(description_en="", description_ar="")
     short, matching, ordering = quiz.questions.order_by("position")
-    # An accepted answer in English only is accepted on the Arabic page too: not listed.
-    assert short.accepted_texts.filter(text_ar="").exists()
+    # The second accepted answer is in English only: the Arabic page shows it in English.
+    assert short.accepted_texts.filter(position=2, text_ar="").exists()
+    short.accepted_texts.filter(position=1).update(feedback_en="The sharded state.")
     matching.pairs.filter(position=2).update(match_ar="")
     matching.pairs.filter(position=4).update(match_ar=" ")  # the distractor
     ordering.order_items.filter(position=3).update(text_ar="")
@@ -167,6 +168,16 @@ def test_coverage_lists_pairs_and_items_without_arabic_but_not_english_only_answ
 
     question_url = "/en/admin/quizzes/question/{}/change/"
     assert [(item.label, item.english, item.url) for item in coverage.missing] == [
+        (
+            "Question 1, answer 1: feedback",
+            "The sharded state.",
+            question_url.format(short.pk) + "#accepted_texts-0",
+        ),
+        (
+            "Question 1, answer 2: accepted answer",
+            "states",
+            question_url.format(short.pk) + "#accepted_texts-1",
+        ),
         (
             "Question 2, pair 2: match",
             "gradients",
@@ -182,4 +193,20 @@ def test_coverage_lists_pairs_and_items_without_arabic_but_not_english_only_answ
             "all-reduce",
             question_url.format(ordering.pk) + "#order_items-2",
         ),
+    ]
+
+
+def test_a_number_feedback_without_arabic_leaves_its_quiz_not_fully_translated(db):
+    quiz = factories.make_mixed_quiz(description_en="", description_ar="")
+    number = quiz.questions.get(kind="numerical")
+    number.numerical_answers.filter(position=2).update(feedback_en="Half: bytes, not bits.")
+
+    (coverage,) = translation_coverage(Quiz.objects.filter(pk=quiz.pk))
+
+    assert [(item.label, item.english, item.url) for item in coverage.missing] == [
+        (
+            "Question 4, accepted number 2: feedback",
+            "Half: bytes, not bits.",
+            f"/en/admin/quizzes/question/{number.pk}/change/#numerical_answers-1",
+        )
     ]

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.utils import timezone, translation
+from django.utils.formats import date_format
 
 from quizzes.attempts.services import attempt_start
 from quizzes.grading import Response
+from quizzes.models import Attempt
 from tests import factories
 from tests.steps import post_answer
 
@@ -103,3 +107,25 @@ def test_the_review_of_the_attempt_shows_the_typed_text_and_the_arrangement(
     assert response.status_code == 200
     assert "=states" in page
     assert "gradients" in page and "all-reduce" in page
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_grades_report_and_a_learners_record_give_dates_in_the_sites_own_format(
+    instructor_client, typed_attempt, lang
+):
+    started = datetime(2026, 12, 5, 10, 6, tzinfo=UTC)
+    Attempt.objects.filter(pk=typed_attempt.pk).update(
+        started_at=started, finished_at=started + timedelta(minutes=4)
+    )
+    quiz = typed_attempt.quiz
+    with translation.override(lang):
+        said = date_format(timezone.localtime(started), "DATETIME_FORMAT")
+        short = date_format(timezone.localtime(started), "SHORT_DATETIME_FORMAT")
+    assert said != short
+
+    grades = instructor_client.get(f"/{lang}/admin/quizzes/quiz/{quiz.pk}/results/")
+    record = instructor_client.get(f"/{lang}/admin/quizzes/quiz/learners/{typed_attempt.user_id}/")
+
+    for page in (grades.content.decode(), record.content.decode()):
+        assert said in page
+        assert short not in page

@@ -2,35 +2,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
-from django.core.management import call_command
 from django.test import Client
 
 from .platform import TestPlatform
-
-
-@pytest.fixture
-def platform():
-    test_platform = TestPlatform().start()
-    yield test_platform
-    test_platform.stop()
-
-
-@pytest.fixture
-def registered(db, platform):
-    call_command(
-        "lti_register",
-        issuer=platform.issuer,
-        client_id=platform.client_id,
-        deployment_id=platform.deployment_id,
-        auth_url=platform.auth_url,
-        token_url=platform.token_url,
-        jwks_url=platform.jwks_url,
-        name="Test LMS",
-        base_url="http://testserver",
-        stdout=open("/dev/null", "w"),  # noqa: SIM115
-    )
-    return platform
 
 
 def login_params(platform: TestPlatform, *, target_link_uri: str) -> dict[str, str]:

@@ -112,7 +112,7 @@ def test_a_completed_launch_makes_a_session_of_its_own_and_leaves_the_learners_a
     assert page["X-Frame-Options"] == "DENY"
 
 
-def test_one_address_may_start_only_so_many_logins(registered, settings):
+def test_one_address_may_start_only_so_many_logins(frozen_clock, registered, settings):
     settings.LTI_LOGIN_RATE_PER_CLIENT = "3/h"
     quiz = make_quiz()
     params = login_params(registered, target_link_uri=quiz_url(quiz))

@@ -57,7 +57,9 @@ def test_instructors_group_holds_exactly_the_content_permissions():
     reports = {"view_questionreport", "change_questionreport"}
     # LTI: the scores sent to platforms, seen; which attempt counts, chosen per quiz.
     lti = {"view_scorepost", "view_quizgrading", "add_quizgrading", "change_quizgrading"}
-    assert codenames == expected | {"view_attempt", "view_answer"} | reports | lti
+    # Regrades after a key was fixed: made, and their trail read; never changed or deleted.
+    regrades = {"add_regrade", "view_regrade", "view_regradedanswer", "view_regradedattempt"}
+    assert codenames == expected | {"view_attempt", "view_answer"} | reports | lti | regrades
 
 
 def test_make_instructor_command_gives_admin_access(client):

@@ -42,13 +42,20 @@ def test_the_grade_is_the_averages_share_of_three_and_nothing_at_or_below_zero()
     assert cbm_grade(Decimal(-2), 3) == 0
 
 
-def test_a_quiz_that_does_not_ask_shows_no_levels_and_records_none_sent(db, learner, learner_client):
+def test_a_quiz_that_does_not_ask_shows_no_levels_and_records_none_sent(
+    db, learner, learner_client
+):
     quiz = make_quiz(questions=2)
     attempt = attempt_start(user=learner, quiz=quiz)
     page = learner_client.get(f"/en/attempts/{attempt.pk}/questions/1/").content.decode()
     assert 'name="confidence"' not in page
 
-    post_answer(attempt, quiz.questions.get(position=1), choice=correct_choice(quiz.questions.get(position=1)), confidence=3)
+    post_answer(
+        attempt,
+        quiz.questions.get(position=1),
+        choice=correct_choice(quiz.questions.get(position=1)),
+        confidence=3,
+    )
 
     assert Answer.objects.get(attempt=attempt).confidence is None
 

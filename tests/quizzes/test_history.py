@@ -1,4 +1,5 @@
 import pytest
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
@@ -136,3 +137,75 @@ def test_a_finished_attempts_link_is_its_answers_not_review(learner_client, lear
     page = learner_client.get("/en/attempts/").content.decode()
 
     assert f'<a href="/en/attempts/{attempt.pk}/result/">Answers</a>' in page
+
+
+def _rows_read(client, path: str) -> int:
+    """Rows the database sent for one request (every statement's), counted on the cursor."""
+    from django.db import connection
+
+    rows = 0
+
+    def count(execute, sql, params, many, context):
+        nonlocal rows
+        result = execute(sql, params, many, context)
+        rows += max(context["cursor"].rowcount, 0)
+        return result
+
+    with connection.execute_wrapper(count):
+        assert client.get(path).status_code == 200
+    return rows
+
+
+def test_the_by_quiz_summary_has_the_best_latest_and_count_of_many_attempts(learner):
+    quiz = make_quiz(questions=3, title_en="Sharding")
+    scores = [1, 3, 2, 0, 2]
+    for right in scores:
+        finish(learner, quiz, right=right)
+    client = Client()
+    client.force_login(learner)
+    page = client.get("/en/attempts/").content.decode()
+    by_quiz = page.split("By quiz")[1].split("All attempts")[0]
+    assert "3 / 3" in by_quiz  # the best
+    assert "2 / 3" in by_quiz  # the latest
+    assert ">5<" in by_quiz  # attempts
+
+
+def _history_read_at(learner, sizes: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(statements, rows read) of the history page after each number of attempts in
+    `sizes`, on two quizzes of two questions."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    quizzes = [make_quiz(questions=2) for _ in range(2)]
+    client = Client()
+    client.force_login(learner)
+    reads, done = [], 0
+    for size in sizes:
+        while done < size:
+            finish(learner, quizzes[done % 2], right=2)
+            done += 1
+        client.get("/en/attempts/")  # warm: the content's cache
+        with CaptureQueriesContext(connection) as statements:
+            client.get("/en/attempts/")
+        reads.append((len(statements.captured_queries), _rows_read(client, "/en/attempts/")))
+    return reads
+
+
+def test_the_history_makes_as_many_statements_for_80_attempts_as_for_2(learner):
+    """The summaries are ranked and counted in the database, the list is paged."""
+    (few, _), (many, _), (more, _) = _history_read_at(learner, (2, 40, 80))
+    assert few == many == more
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="rows a SELECT sent: PostgreSQL's cursor counts them (.ci/run runs it)",
+)
+def test_the_history_reads_what_its_page_shows_not_every_attempt(learner):
+    """Rows read stop growing once the page's 20 rows and the chart's 30 points are full."""
+    from quizzes.history import CHART_ATTEMPTS
+
+    (_, few), (_, many), (_, more) = _history_read_at(learner, (2, 40, 80))
+    # 2 attempts -> 40: the page's rows and the chart's points fill up, nothing else grows.
+    assert many - few == (20 - 2) + (CHART_ATTEMPTS - 2)
+    assert more == many

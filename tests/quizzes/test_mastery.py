@@ -144,3 +144,9 @@ def test_pages_show_the_levels(learner, learner_client, quiz):
     history = learner_client.get("/en/attempts/").content.decode()
     assert "Mastery by guide" in history and "Mastery: Proficient" in history
     assert "مستوى الإتقان: متمكّن" in learner_client.get("/ar/").content.decode()
+
+
+def test_a_question_right_again_a_day_later_is_retained_whatever_order_answers_come_in():
+    # The database sums answers without an order: the latest right, then an earlier one.
+    assert record((True, T0 + DAY + DAY / 4), (True, T0 + DAY / 2), (True, T0)).retained
+    assert not record((True, T0 + DAY / 2), (True, T0)).retained

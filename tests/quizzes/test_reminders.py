@@ -260,3 +260,20 @@ def test_reminders_send_counts_what_it_queued(learner_with_email, quiz):
 
     assert reminders_send(now=MORNING_IN_RIYADH) == 1
     assert reminders_send(now=MORNING_IN_RIYADH) == 0
+
+
+def test_sent_by_hand_in_development_the_command_says_the_origin_its_links_point_to(
+    settings, learner_with_email, quiz
+):
+    # A second terminal beside `PORT=9100 make run`, given the port as the README says.
+    settings.DEBUG = True
+    settings.SITE_ORIGIN = ""
+    settings.DEV_SERVER_ORIGIN = "http://127.0.0.1:9100"
+    opted_in(learner_with_email)
+    cards_due(learner_with_email, quiz, 1)
+
+    said = run_pass(MORNING_IN_RIYADH)
+
+    assert "Their links point to http://127.0.0.1:9100/." in said
+    [message] = mail.outbox
+    assert "http://127.0.0.1:9100/en/review/" in message.body

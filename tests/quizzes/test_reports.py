@@ -90,7 +90,7 @@ def test_the_database_holds_one_open_report_per_learner_and_question(learner, an
         QuestionReport.objects.create(user=learner, question=question, reason="other")
 
 
-def test_reports_are_limited_per_learner(settings, learner, learner_client):
+def test_reports_are_limited_per_learner(frozen_clock, settings, learner, learner_client):
     settings.QUESTION_REPORT_RATE = "2/h"
     quiz = make_quiz(questions=3)
     attempt = attempt_start(user=learner, quiz=quiz)

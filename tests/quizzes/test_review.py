@@ -520,3 +520,88 @@ def test_practice_offers_the_card_due_soonest_first(learner, quiz):
 
     assert review_next(user_id=learner.pk, now=MONDAY) is None
     assert review_next(user_id=learner.pk, practise=True, now=MONDAY).card.question.position == 2
+
+
+def _nav_review(html: str) -> str:
+    """The navigation's review link as `html` has it (a page's, or a fragment's out of band)."""
+    return re.search(r'<a id="nav-review"[^>]*>.*?</a>', html, re.DOTALL).group(0)
+
+
+def test_answering_due_questions_over_htmx_updates_the_navigations_count_with_the_answer(
+    learner, learner_client, quiz
+):
+    questions = list(quiz.questions.order_by("position"))
+    attempt = attempt_start(user=learner, quiz=quiz)
+    for question in questions[:2]:
+        answer(attempt, question, right=False)
+    cards = [due_now(card) for card in ReviewCard.objects.filter(user=learner).order_by("pk")]
+    page = learner_client.get("/en/review/").content.decode()
+    assert ">2</span>" in _nav_review(page)
+
+    first = post_answer(learner_client, cards[0], correct_choice(cards[0].question), **HX)
+    second = post_answer(learner_client, cards[1], correct_choice(cards[1].question), **HX)
+
+    swapped = [_nav_review(response.content.decode()) for response in (first, second)]
+    assert all('hx-swap-oob="true"' in link for link in swapped)
+    assert '<span class="count-badge" aria-hidden="true">1</span>' in swapped[0]
+    assert "count-badge" not in swapped[1]
+    # One count: the page's "nothing due" and the navigation's, after the last one.
+    assert "count-badge" not in _nav_review(learner_client.get("/en/review/").content.decode())
+
+
+def retake_with_the_first_question_due(learner, quiz):
+    """A finished attempt that missed the first question, its card due now, and a retake."""
+    first = quiz.questions.get(position=1)
+    missed = attempt_start(user=learner, quiz=quiz)
+    answer(missed, first, right=False)
+    for question in quiz.questions.exclude(pk=first.pk):
+        answer(missed, question, right=True)
+    due_now(ReviewCard.objects.get(question=first))
+    return first, attempt_start(user=learner, quiz=quiz)
+
+
+def test_a_quiz_answer_that_moves_a_due_card_updates_the_navigations_count_over_htmx(
+    learner, learner_client, quiz
+):
+    first, retake = retake_with_the_first_question_due(learner, quiz)
+    assert ">1</span>" in _nav_review(learner_client.get("/en/").content.decode())
+
+    response = learner_client.post(
+        f"/en/attempts/{retake.pk}/questions/1/",
+        {"choice": correct_choice(first).pk, "question": first.pk},
+        **HX,
+    )
+
+    assert "count-badge" not in _nav_review(response.content.decode())
+
+
+def test_without_javascript_the_page_after_a_review_answer_counts_what_is_still_due(
+    learner, learner_client, quiz
+):
+    first = miss_first_question(learner, quiz)
+    card = due_now(ReviewCard.objects.get(question=first))
+    assert ">1</span>" in _nav_review(learner_client.get("/en/review/").content.decode())
+
+    reviewed = post_answer(learner_client, card, correct_choice(first))
+
+    assert reviewed.status_code == 302
+    after = learner_client.get(reviewed.url).content.decode()
+    assert "hx-swap-oob" not in after
+    assert "count-badge" not in _nav_review(after)
+
+
+def test_without_javascript_the_page_after_a_quiz_answer_counts_what_is_still_due(
+    learner, learner_client, quiz
+):
+    first, retake = retake_with_the_first_question_due(learner, quiz)
+    assert ">1</span>" in _nav_review(learner_client.get("/en/").content.decode())
+
+    answered = learner_client.post(
+        f"/en/attempts/{retake.pk}/questions/1/",
+        {"choice": correct_choice(first).pk, "question": first.pk},
+    )
+
+    assert answered.status_code == 302
+    after = learner_client.get(answered.url).content.decode()
+    assert "hx-swap-oob" not in after
+    assert "count-badge" not in _nav_review(after)

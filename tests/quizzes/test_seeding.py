@@ -4,6 +4,7 @@ instructor edited them."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from io import StringIO
 from pathlib import Path
 
@@ -144,13 +145,14 @@ def test_every_superseded_text_is_an_earlier_wording_of_a_current_seed_text():
 # --- Questions a later seed added ------------------------------------------------------------
 
 ZERO = "zero-sharded-optimizers"
-ADDED = [9, 10, 11]
+ADDED = [9, 10, 11, 12, 13, 14]
 
 
 @pytest.fixture
 def seeded_before_the_additions(seed_quizzes):
-    """A database seeded before the seed had its short-answer, matching and ordering
-    questions: the ZeRO quiz with its eight questions of choices only."""
+    """A database seeded before the seed had its short-answer, matching, ordering,
+    several-answer, true-or-false and number questions: the ZeRO quiz with its eight
+    questions of one answer only."""
     Question.objects.filter(quiz__slug=ZERO, position__in=ADDED).delete()
     SeedAddition.objects.all().delete()
     return Quiz.objects.get(slug=ZERO)
@@ -173,17 +175,29 @@ def test_update_adds_the_seeds_new_questions_with_their_parts(seeded_before_the_
     for position in ADDED:
         assert f"{ZERO}.json: added question {ZERO} {position}." in output
     assert f"{ZERO}.json: 0 seed texts refreshed, 0 kept" in output
-    short, matching, ordering = Question.objects.filter(quiz=quiz, position__in=ADDED).order_by(
-        "position"
-    )
-    assert (short.kind, matching.kind, ordering.kind) == ("short", "matching", "ordering")
+    added = Question.objects.filter(quiz=quiz, position__in=ADDED).order_by("position")
+    short, matching, ordering, several, true_or_false, number = added
+    assert [question.kind for question in added] == [
+        "short",
+        "matching",
+        "ordering",
+        "multiple",
+        "truefalse",
+        "numerical",
+    ]
+    assert several.choices.filter(fraction=Decimal("0.5")).count() == 2
+    assert true_or_false.choices.count() == 2
+    assert number.numerical_answers.get().value == Decimal("1.875")
     assert short.accepted_texts.filter(text_ar="حالات المُحسِّن", fraction=1).exists()
     assert matching.pairs.count() == 4 and ordering.order_items.count() == 5
     # Learners read them at once: a new content version, with the parts.
     quiz.refresh_from_db()
     assert quiz.updated_at > before
     content = quiz_content(quiz)
-    assert [len(q.texts) + len(q.pairs) + len(q.items) for q in content.questions[8:]] == [4, 4, 5]
+    assert [
+        len(q.choices) + len(q.numbers) + len(q.texts) + len(q.pairs) + len(q.items)
+        for q in content.questions[8:]
+    ] == [4, 4, 5, 4, 2, 1]
     assert set(SeedAddition.objects.values_list("quiz_slug", "position")) == {
         (ZERO, position) for position in ADDED
     }
@@ -195,7 +209,7 @@ def test_update_twice_adds_them_once(seeded_before_the_additions):
     output = _update()
 
     assert "added" not in output
-    assert Question.objects.filter(quiz__slug=ZERO).count() == 11
+    assert Question.objects.filter(quiz__slug=ZERO).count() == 14
 
 
 def test_update_leaves_an_added_question_an_instructor_deleted_deleted(
@@ -247,4 +261,4 @@ def test_update_takes_the_seeds_questions_loaded_without_a_record_as_delivered(d
 
     assert "added" not in output
     assert SeedAddition.objects.count() == len(ADDED)
-    assert Question.objects.filter(quiz__slug=ZERO).count() == 11
+    assert Question.objects.filter(quiz__slug=ZERO).count() == 14

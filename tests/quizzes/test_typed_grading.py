@@ -2,8 +2,11 @@
 partial-credit rule."""
 
 from decimal import Decimal as D
+from itertools import combinations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from quizzes.content import AcceptedTextData, ItemData, PairData
 from quizzes.grading import grade_matches, grade_order, grade_text, longest_in_order
@@ -185,10 +188,44 @@ def test_each_right_match_earns_its_share_and_a_distractor_earns_nothing():
 
 @pytest.mark.parametrize(
     ("places", "longest"),
-    [([0, 1, 2, 3], 4), ([0, 2, 1, 3], 3), ([3, 2, 1, 0], 1), ([1, 2, 3, 0], 3), ([2, 0, 3, 1], 2)],
+    [
+        ([0, 1, 2, 3], 4),
+        ([0, 2, 1, 3], 3),
+        ([3, 2, 1, 0], 1),
+        ([1, 2, 3, 0], 3),
+        ([2, 0, 3, 1], 2),
+        ([3, 0, 1, 2], 3),  # D, A, B, C: the run needs its first item dropped
+        ([2, 3, 0, 1, 4], 3),  # a run whose tail must be lowered: 2 3 4 or 0 1 4
+        ([4, 0, 5, 1, 2, 3], 4),
+    ],
 )
 def test_the_longest_run_in_order_counts_items_not_side_by_side(places, longest):
     assert len(longest_in_order(places)) == longest
+
+
+@given(st.permutations(range(7)).flatmap(lambda p: st.integers(1, 7).map(lambda n: p[:n])))
+def test_the_longest_run_in_order_is_as_long_as_a_brute_force_search_finds(places):
+    run = longest_in_order(list(places))
+    # A run: indexes in the learner's order whose places rise.
+    assert run == sorted(run)
+    assert all(places[a] < places[b] for a, b in zip(run, run[1:], strict=False))
+    longest = max(
+        size
+        for size in range(1, len(places) + 1)
+        for chosen in combinations(places, size)
+        if list(chosen) == sorted(chosen)
+    )
+    assert len(run) == longest
+
+
+def test_an_answer_matching_two_accepted_answers_earns_the_higher_weight():
+    for rows in (
+        [("Optimizer states", "", 0.5, False), ("optimizer states", "", 1, True)],
+        [("optimizer states", "", 1, True), ("Optimizer states", "", 0.5, False)],
+    ):
+        question = question_data(kind="short", texts=_accepted(*rows))
+        assert grade_text(question, "optimizer states").fraction == 1
+        assert grade_text(question, "OPTIMIZER STATES").fraction == D("0.5")
 
 
 def test_an_order_earns_the_share_of_its_items_in_the_longest_run_in_order():

@@ -6,7 +6,9 @@ multilang), which runs in linear time.
 
 What is read, following Moodle's own parser (question/format/gift/format.php):
 
-- questions are separated by blank lines; lines starting with `//` are comments;
+- questions are separated by blank lines, or (a file written without them) by a line that
+  starts a question's `::name::`, or a `//` comment line after a question's answers; lines
+  starting with `//` are comments;
 - `$CATEGORY: path` names the quiz (its last path segment); `::name::` is read and dropped;
 - `[html]`, `[moodle]` (the default), `[plain]` and `[markdown]` set the text's format; the
   site stores Markdown (quizzes/text.py): `[markdown]` is kept as written, HTML is read as

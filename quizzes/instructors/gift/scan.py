@@ -44,6 +44,9 @@ _LITERAL_MARKUP = re.compile(
 )
 
 
+_BRACES = re.compile(r"[{}]")
+
+
 def _unescape_one(match: re.Match) -> str:
     char = match.group(1)
     return "\n" if char == "n" else _PLACEHOLDER[char]
@@ -80,24 +83,36 @@ class Block:
         return Block(self.text[offset:], [s for s, _n in kept], [n for _s, n in kept])
 
 
+def _protected(text: str) -> str:
+    return _LITERAL_MARKUP.sub(lambda m: m.group(0).translate(_PROTECT), text)
+
+
 def blocks(source: str) -> Iterator[Block]:
-    """Split the file into items at blank lines, dropping `//` comment lines: one at a time,
-    so that a reader who stops early (too many questions) leaves the rest unread."""
+    """Split the file into items, dropping `//` comment lines: one at a time, so that a reader
+    who stops early (too many questions) leaves the rest unread.
+
+    Items are separated by blank lines, and, as Moodle reads files written without them, by a
+    line that starts a question's name (`::name::`), or a comment line after a question's
+    answer block has closed: a comment inside a question (before or in its answers) is only
+    dropped.
+    """
     found: list[Block] = []
     parts: list[str] = []
     starts: list[int] = []
     numbers: list[int] = []
     length = 0
+    depth = 0  # braces open in the item so far
+    answered = False  # an answer block of the item has closed
 
     def close() -> None:
-        nonlocal length
+        nonlocal length, depth, answered
         if parts:
-            text = _LITERAL_MARKUP.sub(lambda m: m.group(0).translate(_PROTECT), "".join(parts))
-            found.append(Block(text, starts.copy(), numbers.copy()))
+            found.append(Block(_protected("".join(parts)), starts.copy(), numbers.copy()))
             parts.clear()
             starts.clear()
             numbers.clear()
             length = 0
+        depth, answered = 0, False
 
     for number, line in enumerate(source.split("\n"), start=1):
         stripped = line.strip()
@@ -107,11 +122,25 @@ def blocks(source: str) -> Iterator[Block]:
             found.clear()
             continue
         if stripped.startswith("//"):
+            if answered and depth == 0:
+                close()
+                yield from found
+                found.clear()
             continue
+        if stripped.startswith("::") and parts:
+            close()
+            yield from found
+            found.clear()
         if parts:
             parts.append("\n")
             length += 1
         escaped = _ESCAPE.sub(_unescape_one, stripped)
+        for brace in _BRACES.findall(_protected(escaped)):
+            if brace == "{":
+                depth += 1
+            elif depth:
+                depth -= 1
+                answered = answered or depth == 0
         starts.append(length)
         numbers.append(number)
         parts.append(escaped)
