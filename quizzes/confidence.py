@@ -30,11 +30,29 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 # Quiz.confidence's values (contract).
 OFF, ASK, MARKING = "off", "ask", "marking"
+
+
+class Mode(models.TextChoices):
+    """`Quiz.confidence`'s choices (and `Attempt.confidence`'s, copied at the start)."""
+
+    OFF = "off", _("Not asked")
+    ASK = "ask", _("Asked with each answer; the score unchanged")
+    MARKING = "marking", _("Asked with each answer, and marked by certainty")
+
+
+MODE_HELP = _(
+    "Learners say with each answer how sure they are: not sure, fairly sure or very "
+    "sure. A right answer given unsure and a wrong one given very sure come back "
+    "sooner in review. Marked by certainty, a question earns 1, 2 or 3 when right "
+    "and 0, −2 or −6 when wrong, by the level given; the grade is the average's "
+    "share of 3 (none at or below 0), with the share right shown beside it."
+)
 
 # The levels' values as the radio group `confidence` sends them (contract), and their words.
 LEVELS = (1, 2, 3)
@@ -77,6 +95,14 @@ def cbm_grade(cbm: Decimal | None, total: int) -> Decimal:
     if not total or cbm is None:
         return Decimal(0)
     return max(Decimal(0), cbm / total) / BEST_MARK
+
+
+def grade_marks(score: Decimal, cbm: Decimal | None, total: int) -> Decimal:
+    """The marks out of `total` an attempt's grade is: the CBM grade's share of them where it
+    was marked by certainty (`cbm` given), else the plain score (4 decimal places)."""
+    if cbm is None:
+        return score
+    return (cbm_grade(cbm, total) * total).quantize(Decimal("0.0001"))
 
 
 @dataclass(frozen=True, slots=True)

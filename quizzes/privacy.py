@@ -109,8 +109,13 @@ def attempts_export(user) -> Iterator[dict]:
             # Scored only when it finishes; an unfinished exam tells nothing about marks.
             "score": attempt.score if attempt.shows_feedback else None,
             "total": attempt.total if attempt.shows_feedback else None,
-            # Marked by certainty (quizzes/confidence.py): the sum of the CBM marks.
+            # Whether each answer said how sure (quizzes/confidence.py: off, ask, marking), and
+            # marked by certainty, the sum of the CBM marks and the grade it maps to.
+            "confidence": attempt.confidence,
             "certainty_based_score": attempt.cbm_score if attempt.shows_feedback else None,
+            "certainty_based_grade": attempt.grade_score
+            if attempt.shows_feedback and attempt.cbm_score is not None
+            else None,
             "answers": [
                 {
                     "question": answer.question.position,

@@ -189,6 +189,14 @@ class AttemptFacts:
         return round(100 * confidence.cbm_grade(self.cbm_score, self.total))
 
     @property
+    def grade_percent(self: _AttemptColumns) -> int:
+        """The grade as a percentage: the CBM grade's where the attempt was marked by
+        certainty, else the share right (`percent`)."""
+        if self.cbm_score is None:
+            return round(100 * self.score / self.total) if self.total else 0
+        return round(100 * confidence.cbm_grade(self.cbm_score, self.total))
+
+    @property
     def grade_fraction(self: _AttemptColumns) -> Decimal:
         """The share of the quiz's marks the attempt earned, as grades, reports and the LMS
         take it: the CBM grade where it was marked by certainty, else the score's share."""
@@ -202,11 +210,7 @@ class AttemptFacts:
     def grade_score(self: _AttemptColumns) -> Decimal:
         """`grade_fraction` as marks out of `total` (4 decimal places, as scores are kept):
         the score itself where the attempt was not marked by certainty."""
-        if self.cbm_score is None:
-            return self.score
-        return (confidence.cbm_grade(self.cbm_score, self.total) * self.total).quantize(
-            Decimal("0.0001")
-        )
+        return confidence.grade_marks(self.score, self.cbm_score, self.total)
 
     def get_absolute_url(self: _AttemptColumns) -> str:
         return reverse("quizzes:attempt", args=[self.pk])

@@ -10,8 +10,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, FloatField, Q
-from django.db.models.functions import Cast, NullIf
+from django.db.models import Case, F, FloatField, Q, Value, When
+from django.db.models.functions import Cast, Greatest, NullIf
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
@@ -44,8 +44,17 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         return self.filter(finished_at__isnull=False)
 
     def best_first(self) -> AttemptQuerySet:
-        """Finished attempts, highest share correct first (ties: the most recent)."""
-        ratio = Cast(F("score"), FloatField()) / NullIf(Cast(F("total"), FloatField()), 0.0)
+        """Finished attempts, highest grade first (ties: the most recent): the share correct,
+        or where an attempt was marked by certainty its CBM grade (`AttemptFacts.grade_fraction`:
+        max(0, average) / 3, quizzes/confidence.py)."""
+        total = NullIf(Cast(F("total"), FloatField()), 0.0)
+        ratio = Case(
+            When(
+                cbm_score__isnull=False,
+                then=Greatest(Cast(F("cbm_score"), FloatField()) / total, Value(0.0)) / Value(3.0),
+            ),
+            default=Cast(F("score"), FloatField()) / total,
+        )
         return self.finished().annotate(ratio=ratio).order_by("-ratio", "-finished_at")
 
 

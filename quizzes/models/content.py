@@ -164,23 +164,14 @@ class Quiz(models.Model):
         ),
     )
 
-    class Confidence(models.TextChoices):
-        OFF = confidence.OFF, _("Not asked")
-        ASK = confidence.ASK, _("Asked with each answer; the score unchanged")
-        MARKING = confidence.MARKING, _("Asked with each answer, and marked by certainty")
-
+    # Confidence with each answer, and certainty-based marking (quizzes/confidence.py).
+    Confidence = confidence.Mode
     confidence = models.CharField(
         _("confidence"),
         max_length=10,
         choices=Confidence.choices,
         default=Confidence.OFF,
-        help_text=_(
-            "Learners say with each answer how sure they are: not sure, fairly sure or very "
-            "sure. A right answer given unsure and a wrong one given very sure come back "
-            "sooner in review. Marked by certainty, a question earns 1, 2 or 3 when right "
-            "and 0, −2 or −6 when wrong, by the level given; the grade is the average's "
-            "share of 3 (none at or below 0), with the share right shown beside it."
-        ),
+        help_text=confidence.MODE_HELP,
     )
     time_limit = models.DurationField(
         _("time limit"),

@@ -91,11 +91,11 @@ def rating_for(*, right: bool, level: int | None) -> Rating:
 def moved_by_answer(
     card: ReviewCard, *, right: bool, level: int | None, at: datetime
 ) -> ReviewCard:
-    """`card` moved by a quiz answer given as sure as `level` (None: not asked): rated by
-    `rating_for`; a miss given "Very sure" marks it a misconception, due no later than the
-    shortest relearning step; a right answer clears the mark."""
+    """`card` moved by an answer (in a quiz or a review) given as sure as `level` (None: not
+    asked): rated by `rating_for`; a miss given "Very sure" marks it a misconception, due no
+    later than the shortest relearning step; the mark stays until it is answered right."""
     moved(card, right=right, at=at, rating=rating_for(right=right, level=level))
-    card.sure_miss = not right and level == VERY_SURE
+    card.sure_miss = not right and (level == VERY_SURE or card.sure_miss)
     if card.sure_miss:
         soonest = at + timedelta(minutes=min(settings.REVIEW_RELEARNING_STEPS_MINUTES))
         card.due = min(card.due, soonest)
