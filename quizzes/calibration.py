@@ -1,9 +1,9 @@
 """Calibration for the learner (issue 56): how often they were right at each level of
 confidence they gave, in quizzes and in review, for the history and the review statistics.
 
-Two aggregate statements, whatever the number of answers: the quiz answers by level (only of
-attempts whose feedback may show: an exam still running tells nothing about its marks) and
-the review answers by level."""
+One statement, whatever the number of answers: the quiz answers by level (only of attempts
+whose feedback may show: an exam still running tells nothing about its marks) and the review
+answers by level, the two aggregates joined by UNION ALL."""
 
 from __future__ import annotations
 
@@ -51,15 +51,15 @@ def calibration(*, user_id: int) -> Calibration:
     shown = Q(attempt__finished_at__isnull=False) | ~Q(attempt__feedback=Quiz.Feedback.DEFERRED)
     quiz_answers = Answer.objects.filter(shown, attempt__user_id=user_id)
     review_answers = ReviewAnswer.objects.filter(user_id=user_id)
-    for answers in (quiz_answers, review_answers):
-        rows = (
-            answers.filter(confidence__in=LEVELS)
-            .order_by()
-            .values("confidence")
-            .annotate(given=Count("pk"), right=Count("pk", filter=Q(is_correct=True)))
-            .values_list("confidence", "given", "right")
-        )
-        for level, given, right in rows:
-            counts[level][0] += given
-            counts[level][1] += right
+    rows = [
+        answers.filter(confidence__in=LEVELS)
+        .order_by()
+        .values("confidence")
+        .annotate(given=Count("pk"), right=Count("pk", filter=Q(is_correct=True)))
+        .values_list("confidence", "given", "right")
+        for answers in (quiz_answers, review_answers)
+    ]
+    for level, given, right in rows[0].union(rows[1], all=True).order_by():
+        counts[level][0] += given
+        counts[level][1] += right
     return Calibration(levels=tuple(LevelCount(level, *counts[level]) for level in LEVELS))

@@ -12,12 +12,12 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from accounts.privacy import account_export_json
+from accounts.privacy import account_delete, account_export_json
 from quizzes.attempts.services import attempt_start, attempt_submit_all
 from quizzes.confidence import cbm_grade, cbm_mark
 from quizzes.content import content_changed
 from quizzes.grading import Response
-from quizzes.models import Answer, Attempt, Question, ReviewCard
+from quizzes.models import Answer, Attempt, Question, ReviewAnswer, ReviewCard
 from tests.factories import (
     add_matching_question,
     add_ordering_question,
@@ -335,3 +335,44 @@ def test_a_regrade_adds_the_certainty_based_marks_up_again(db, learner):
     assert attempt.grade_score == Decimal("1.6667")
     other.refresh_from_db()
     assert other.cbm_score is None
+
+
+def test_the_data_export_holds_the_levels_and_deleting_the_account_removes_them(
+    db, learner, other_learner, learner_client
+):
+    quiz = make_quiz(questions=2, confidence="marking")
+    attempt = attempt_start(user=learner, quiz=quiz)
+    one, two = quiz.questions.order_by("position")
+    post_answer(attempt, one, choice=wrong_choice(one), confidence=3)
+    post_answer(attempt, two, choice=correct_choice(two), confidence=2)
+    card = ReviewCard.objects.get(user=learner, question=one)
+    ReviewCard.objects.filter(pk=card.pk).update(due=timezone.now() - timedelta(minutes=1))
+    learner_client.post(
+        "/en/review/",
+        {
+            "card": card.pk,
+            "revision": card.reviews,
+            "question": one.pk,
+            "choice": wrong_choice(one).pk,
+            "confidence": "2",
+        },
+    )
+    theirs = attempt_start(user=other_learner, quiz=quiz)
+    post_answer(theirs, one, choice=wrong_choice(one), confidence=1)
+
+    data = json.loads("".join(account_export_json(user=learner)))
+    (exported,) = data["attempts"]
+    assert exported["confidence"] == "marking"
+    assert Decimal(exported["certainty_based_score"]) == -4  # −6 + 2
+    assert exported["certainty_based_grade"] == "0.0000"
+    assert [answer["confidence"] for answer in exported["answers"]] == [3, 2]
+    (exported_card,) = data["review_cards"]
+    assert exported_card["missed_when_very_sure"] is True
+    assert [answer["confidence"] for answer in exported_card["answers"]] == [2]
+    assert data["account"]["review_confidence"] is None
+
+    account_delete(user=learner)
+    assert not Answer.objects.filter(attempt__user_id=learner.pk).exists()
+    assert not ReviewAnswer.objects.filter(user_id=learner.pk).exists()
+    assert not ReviewCard.objects.filter(user_id=learner.pk).exists()
+    assert Answer.objects.get(attempt=theirs).confidence == 1
