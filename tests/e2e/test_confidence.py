@@ -1,5 +1,5 @@
-"""Confidence with each answer in Chromium (issue 56): by keyboard only and without
-JavaScript (not yet: see the branch's report), in both languages, axe-clean; the calibration's bars mirrored in Arabic."""
+"""Confidence with each answer in Chromium (issue 56): by keyboard only, in both languages,
+axe-clean; the calibration's bars mirrored in Arabic. (Without JavaScript: not yet.)"""
 
 from __future__ import annotations
 
