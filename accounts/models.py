@@ -93,6 +93,18 @@ class Profile(models.Model):
             "you by email (only to a verified address)."
         ),
     )
+    # How sure they are, asked with each review answer too (quizzes/confidence.py). None: not
+    # chosen yet, asked once they gave a level in a quiz (`asks_review_confidence`).
+    review_confidence = models.BooleanField(
+        _("ask how sure I am in review"),
+        null=True,
+        blank=True,
+        default=None,
+        help_text=_(
+            "With each review answer, say whether you were not sure, fairly sure or very sure: "
+            "a right guess comes back sooner, and so does a miss you were sure of."
+        ),
+    )
     # The learner's local date of the last reminder: never more than one a day.
     reminded_on = models.DateField(_("last reminded on"), null=True, blank=True, editable=False)
 

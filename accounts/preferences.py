@@ -17,6 +17,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
+from quizzes.review.services import review_asks_confidence
+
 from . import zones
 from .middleware import SESSION_TIME_ZONE
 from .models import Profile
@@ -59,14 +61,22 @@ class PreferencesForm(forms.ModelForm):
         ),
     )
 
+    review_confidence = forms.BooleanField(
+        label=Profile._meta.get_field("review_confidence").verbose_name,
+        help_text=Profile._meta.get_field("review_confidence").help_text,
+        required=False,
+    )
+
     class Meta:
         model = Profile
-        fields = ["time_zone", "reminder_hour", "regrade_mail"]
+        fields = ["time_zone", "reminder_hour", "regrade_mail", "review_confidence"]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["time_zone"].choices = _zone_choices(self.instance.time_zone)
         self.fields["reminder_hour"].choices = _hour_choices()
+        # Not chosen yet: ticked as it stands (asked once they gave a level in a quiz).
+        self.initial["review_confidence"] = review_asks_confidence(user_id=self.instance.user_id)
 
     def clean_reminder_hour(self) -> int | None:
         hour = self.cleaned_data.get("reminder_hour")

@@ -46,6 +46,8 @@ def account_section(user: User) -> dict:
         "preferred_language": profile.language,
         "time_zone": profile.time_zone,
         "reminder_hour": profile.reminder_hour,
+        # Asked how sure with each review answer: true, false, or null (not chosen).
+        "review_confidence": profile.review_confidence,
         "last_reminded_on": profile.reminded_on.isoformat() if profile.reminded_on else None,
         "date_joined": iso(user.date_joined),
         "last_login": iso(user.last_login),

@@ -114,7 +114,7 @@ def _held(
 
 
 def _grade_of(attempt: Attempt) -> tuple[Decimal, int]:
-    return attempt.score, max(attempt.total, 1)
+    return attempt.grade_score, max(attempt.total, 1)
 
 
 def regrade_resend(*, attempt_ids: list[int], at: datetime) -> int:
@@ -194,7 +194,7 @@ class CachedTokenConnector(ServiceConnector):
 
 
 def _ratio(attempt: Attempt) -> Decimal:
-    return attempt.score / attempt.total if attempt.total else Decimal(0)
+    return attempt.grade_fraction
 
 
 def _grade_changes(post: ScorePost) -> bool:
@@ -239,7 +239,8 @@ def _send(post: ScorePost) -> None:
     finished = post.regraded_at or attempt.finished_at or timezone.now()
     grade = (
         Grade()
-        .set_score_given(float(attempt.score))
+        # Marked by certainty: the CBM grade (quizzes/confidence.py), else the score.
+        .set_score_given(float(attempt.grade_score))
         .set_score_maximum(max(attempt.total, 1))
         .set_activity_progress("Completed")
         .set_grading_progress("FullyGraded")
@@ -253,7 +254,7 @@ def _send(post: ScorePost) -> None:
             # A token the platform no longer takes: the next try asks for a new one.
             connector.forget_token(link.scopes)
         raise
-    post.score_given = attempt.score
+    post.score_given = attempt.grade_score
     post.score_maximum = max(attempt.total, 1)
 
 

@@ -180,7 +180,7 @@ class QuizAdmin(
                     "they started with."
                 ),
                 "fields": [
-                    "feedback",
+                    ("feedback", "confidence"),
                     ("time_limit", "max_attempts"),
                     ("opens_at", "closes_at"),
                     ("questions_per_attempt", "shuffle_questions"),

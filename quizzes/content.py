@@ -144,6 +144,8 @@ class QuizData:
     guide: GuideData
     is_published: bool
     feedback: str
+    # Confidence with each answer (quizzes/confidence.py: off, ask, marking).
+    confidence: str
     time_limit: timedelta | None
     max_attempts: int | None
     opens_at: datetime | None
@@ -484,6 +486,7 @@ def _build(loaded: Quiz) -> QuizContent:
         ),
         is_published=loaded.is_published,
         feedback=loaded.feedback,
+        confidence=loaded.confidence,
         time_limit=loaded.time_limit,
         max_attempts=loaded.max_attempts,
         opens_at=loaded.opens_at,

@@ -7,6 +7,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from .catalog import CatalogQuery, Progress, listed_guides
+from .confidence import ASK_CONFIDENCE, LEVEL_NAMES
 from .content import QuestionData
 from .grading import CHOOSE_LISTED, CHOOSE_ONE, Posted, Response, Unreadable, read_response
 from .mastery import Level
@@ -101,6 +102,14 @@ class AnswerForm(forms.Form):
     match = PickListField(required=False, error_messages=CHOICE_ERRORS)
     position = PickListField(required=False, error_messages=CHOICE_ERRORS)
     question = IdField(min_value=1, max_value=MAX_ID, required=False)
+    # How sure the learner is (quizzes/confidence.py), when the quiz asks: the rules require it.
+    confidence = forms.TypedChoiceField(
+        choices=[(str(level), name) for level, name in LEVEL_NAMES.items()],
+        coerce=int,
+        required=False,
+        empty_value=None,
+        error_messages={"invalid_choice": ASK_CONFIDENCE},
+    )
 
     def posted(self) -> Posted:
         """What the valid form holds, for the rules to read against the question it answers
@@ -112,6 +121,7 @@ class AnswerForm(forms.Form):
             text=self.cleaned_data["text"],
             matches=tuple(self.cleaned_data["match"]),
             positions=tuple(self.cleaned_data["position"]),
+            confidence=self.cleaned_data["confidence"],
         )
 
     def response_for(

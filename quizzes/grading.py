@@ -283,6 +283,8 @@ class Posted:
     text: str = ""
     matches: tuple[int, ...] = ()
     positions: tuple[int, ...] = ()
+    # How sure the learner said they were (quizzes/confidence.py's levels); None: not said.
+    confidence: int | None = None
 
 
 class Unanswerable(Exception):

@@ -154,7 +154,7 @@ def score_chart(user, *, right_to_left: bool = False) -> ScoreChart:
     for index, attempt in enumerate(attempts):
         offset = step * index if len(attempts) > 1 else usable_width / 2
         x = end - offset if right_to_left else start + offset
-        chart.points.append(ChartPoint(x=x, y=chart.y_for(attempt.percent), attempt=attempt))
+        chart.points.append(ChartPoint(x=x, y=chart.y_for(attempt.grade_percent), attempt=attempt))
     if chart.points:
         # The dates read in the page's direction (text-anchor "start" is the right end of a
         # right-to-left text): the oldest's starts at its point, the latest's ends at its.

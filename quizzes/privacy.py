@@ -51,6 +51,9 @@ def response_export(answer: Answer | ReviewAnswer, *, shows_feedback: bool = Tru
         "arrangement": _arrangement(answer),
         "mark": answer.fraction,
         "is_correct": answer.is_correct,
+        # How sure the learner said they were (1 not sure, 2 fairly, 3 very); null where the
+        # quiz did not ask. Their own word, not a verdict: kept while an exam runs.
+        "confidence": answer.confidence,
     }
     if not shows_feedback:
         response.update(dict.fromkeys(VERDICT_FIELDS))
@@ -106,6 +109,13 @@ def attempts_export(user) -> Iterator[dict]:
             # Scored only when it finishes; an unfinished exam tells nothing about marks.
             "score": attempt.score if attempt.shows_feedback else None,
             "total": attempt.total if attempt.shows_feedback else None,
+            # Whether each answer said how sure (quizzes/confidence.py: off, ask, marking), and
+            # marked by certainty, the sum of the CBM marks and the grade it maps to.
+            "confidence": attempt.confidence,
+            "certainty_based_score": attempt.cbm_score if attempt.shows_feedback else None,
+            "certainty_based_grade": attempt.grade_score
+            if attempt.shows_feedback and attempt.cbm_score is not None
+            else None,
             "answers": [
                 {
                     "question": answer.question.position,
@@ -138,6 +148,7 @@ def review_cards_export(user) -> Iterator[dict]:
             "stability": card.stability,
             "difficulty": card.difficulty,
             "last_review": iso(card.last_review),
+            "missed_when_very_sure": card.sure_miss,
             "answers": [
                 {
                     **response_export(answer),

@@ -89,6 +89,7 @@ def save_quiz(client, quiz, rows: list[dict], *, guide=None):
             "guide": str(guide.pk if guide else quiz.guide_id),
             "is_published": "on",
             "feedback": quiz.feedback,
+            "confidence": "off",
         }
         | inline("overrides", [])
         | inline("questions", rows, initial=sum(1 for row in rows if "id" in row))

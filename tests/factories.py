@@ -277,6 +277,7 @@ def quiz_data(**fields) -> QuizData:
         "guide": guide,
         "is_published": True,
         "feedback": "immediate",
+        "confidence": "off",
         "time_limit": None,
         "max_attempts": None,
         "opens_at": None,

@@ -56,17 +56,21 @@ def post_answer(
     number: int | None = None,
     seen: bool = True,
     now: datetime | None = None,
+    confidence: int | str | None = None,
 ) -> StepOutcome:
     """`attempt`'s learner answers `question` on its step: picks `choice`, or sends
     `response` (the choices ticked, the number or text typed, the matches or the order)
     through the step's form. `number`: the step the form was on (the question's own by
     default); `seen=False`: a page too old to send the question's id. `attempt` is brought up
-    to date (finished, scored) as the answer leaves it."""
+    to date (finished, scored) as the answer leaves it. `confidence`: the level ticked under
+    the answer (quizzes/confidence.py), when the quiz asks."""
     state = attempt_state(attempt)
     known = state.content.question(question.pk)
     if response is None:
         response = Response(choice_ids=(choice.pk,) if choice is not None else ())
     data = form_data(state, known, response) if known is not None else _ids(response)
+    if confidence is not None:
+        data["confidence"] = str(confidence)
     form = AnswerForm({"question": str(question.pk) if seen else "", **data})
     assert form.is_valid(), form.errors
     if number is None:
@@ -74,7 +78,7 @@ def post_answer(
     outcome = attempt_answer(
         user=attempt.user, attempt_id=attempt.pk, number=number, posted=form.posted(), now=now
     )
-    attempt.refresh_from_db(fields=["finished_at", "score", "total"])
+    attempt.refresh_from_db(fields=["finished_at", "score", "total", "cbm_score"])
     return outcome
 
 

@@ -30,6 +30,7 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from .. import confidence
 from ..content import QuestionData, quiz_content
 from ..grading import recorded_response, regrade_fields
 from ..models import (
@@ -392,10 +393,33 @@ def _apply_chunk(
                 score=F("score") + delta,
                 regraded_at=now,
             )
+    _write_cbm([done.attempt_id for done in applied])
     RegradedAnswer.objects.bulk_create(trail, batch_size=1000)
     RegradedAttempt.objects.bulk_create(trail_attempts, batch_size=1000)
     _move_cards([c for a in applied for c in a.answers if c.was_correct != c.is_correct], now)
     return applied
+
+
+def _write_cbm(attempt_ids: list[int]) -> None:
+    """The certainty-based sums of those of `attempt_ids` marked by certainty, added up again
+    from their answers' new marks and the levels given (quizzes/confidence.py)."""
+    marked = list(
+        Attempt.objects.filter(pk__in=attempt_ids, confidence=confidence.MARKING).values_list(
+            "pk", flat=True
+        )
+    )
+    if not marked:
+        return
+    answers: dict[int, list[tuple[Decimal, int | None]]] = {pk: [] for pk in marked}
+    for attempt_id, fraction, level in Answer.objects.filter(attempt_id__in=marked).values_list(
+        "attempt_id", "fraction", "confidence"
+    ):
+        answers[attempt_id].append((fraction, level))
+    sums: dict[Decimal, list[int]] = defaultdict(list)
+    for attempt_id, marks in answers.items():
+        sums[confidence.cbm_sum(marks)].append(attempt_id)
+    for cbm, ids in sums.items():
+        Attempt.objects.filter(pk__in=ids).update(cbm_score=cbm)
 
 
 def _write_marks(changes: list[AnswerChange]) -> None:

@@ -15,6 +15,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from ..confidence import LEVEL_NAMES, cbm_mark
 from ..content import (
     AcceptedNumber,
     AcceptedTextData,
@@ -57,6 +58,8 @@ class RecordedAnswer:
     # item ids in the learner's order.
     text: str = ""
     arrangement: Any = None
+    # How sure the learner said they were (quizzes/confidence.py); None where not asked.
+    confidence: int | None = None
 
     @classmethod
     def of(cls, row: Any, question: QuestionData) -> RecordedAnswer:
@@ -74,6 +77,7 @@ class RecordedAnswer:
             answered_at=row.answered_at,
             text=row.text or "",
             arrangement=row.arrangement,
+            confidence=row.confidence,
         )
 
     @classmethod
@@ -94,11 +98,22 @@ class RecordedAnswer:
             answered_at=fields.get("answered_at"),
             text=fields.get("text", ""),
             arrangement=fields.get("arrangement"),
+            confidence=fields.get("confidence"),
         )
 
     @property
     def question_id(self) -> int:
         return self.question.pk
+
+    @property
+    def confidence_name(self) -> Any:
+        """How sure the learner said they were, in words ("Very sure"); None if not asked."""
+        return LEVEL_NAMES.get(self.confidence) if self.confidence else None
+
+    @property
+    def cbm_mark(self) -> Decimal | None:
+        """The answer's certainty-based mark (quizzes/confidence.py); None without a level."""
+        return cbm_mark(self.fraction, self.confidence) if self.confidence else None
 
     @property
     def choice(self) -> ChoiceData | None:

@@ -5,6 +5,7 @@
 - **Deadline**: `past_deadline` (the deadline and `DEADLINE_GRACE`, the network's grace).
 - **Which step is open**: `current_question`, `is_open`, `open_step`.
 - **Feedback**: `shows_feedback` (when correctness may reach the learner).
+- **Confidence**: `level_asked` (each answer says how sure), `marks_by_certainty`.
 - **Exam mode**: `saves_until_submitted` (a pick saved, changeable until "Submit all"),
   `moves_cards_per_answer` (review cards move at the end, not per answer).
 - **Finishing**: `is_complete` (the last answer finishes the attempt), `must_finish` (an
@@ -25,6 +26,8 @@ from typing import TYPE_CHECKING, Protocol
 from django.urls import reverse
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+
+from .. import confidence
 
 if TYPE_CHECKING:
     from ..content import QuestionData, QuizData
@@ -134,6 +137,8 @@ class _AttemptColumns(Protocol):
     @property
     def total(self) -> int: ...
     @property
+    def cbm_score(self) -> Decimal | None: ...
+    @property
     def regraded_at(self) -> datetime | None: ...
     @property
     def score_before_regrade(self) -> Decimal | None: ...
@@ -175,6 +180,38 @@ class AttemptFacts:
     def percent(self: _AttemptColumns) -> int:
         return round(100 * self.score / self.total) if self.total else 0
 
+    @property
+    def cbm_percent(self: _AttemptColumns) -> int | None:
+        """Marked by certainty: the grade's share of the marks (quizzes/confidence.py's
+        mapping of the CBM average); None for an attempt not marked so."""
+        if self.cbm_score is None:
+            return None
+        return round(100 * confidence.cbm_grade(self.cbm_score, self.total))
+
+    @property
+    def grade_percent(self: _AttemptColumns) -> int:
+        """The grade as a percentage: the CBM grade's where the attempt was marked by
+        certainty, else the share right (`percent`)."""
+        if self.cbm_score is None:
+            return round(100 * self.score / self.total) if self.total else 0
+        return round(100 * confidence.cbm_grade(self.cbm_score, self.total))
+
+    @property
+    def grade_fraction(self: _AttemptColumns) -> Decimal:
+        """The share of the quiz's marks the attempt earned, as grades, reports and the LMS
+        take it: the CBM grade where it was marked by certainty, else the score's share."""
+        if not self.total:
+            return Decimal(0)
+        if self.cbm_score is not None:
+            return confidence.cbm_grade(self.cbm_score, self.total)
+        return self.score / self.total
+
+    @property
+    def grade_score(self: _AttemptColumns) -> Decimal:
+        """`grade_fraction` as marks out of `total` (4 decimal places, as scores are kept):
+        the score itself where the attempt was not marked by certainty."""
+        return confidence.grade_marks(self.score, self.cbm_score, self.total)
+
     def get_absolute_url(self: _AttemptColumns) -> str:
         return reverse("quizzes:attempt", args=[self.pk])
 
@@ -214,6 +251,17 @@ def open_step(state: AttemptState, number: int) -> QuestionData | None:
 
 
 # --- Exam mode -----------------------------------------------------------------------------
+
+
+def level_asked(state: AttemptState) -> bool:
+    """Whether each answer must say how sure the learner is (the quiz asked at the start:
+    quizzes/confidence.py); where it does not, a level sent is not recorded."""
+    return state.attempt.confidence in (confidence.ASK, confidence.MARKING)
+
+
+def marks_by_certainty(state: AttemptState) -> bool:
+    """Certainty-based marking: the attempt's CBM sum is kept beside its score."""
+    return state.attempt.confidence == confidence.MARKING
 
 
 def saves_until_submitted(state: AttemptState) -> bool:

@@ -24,6 +24,7 @@ from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from ..confidence import ASK_CONFIDENCE
 from ..content import ChoiceData, ItemData, PairData, QuestionData, QuizData, quiz_content
 from ..grading import Posted, Response, Unreadable, read_response
 from ..models import Answer, Attempt, Quiz
@@ -106,6 +107,11 @@ class StepPage:
     @property
     def total(self) -> int:
         return self.state.count
+
+    @property
+    def asks_confidence(self) -> bool:
+        """Whether each answer says how sure the learner is (`rules.level_asked`)."""
+        return rules.level_asked(self.state)
 
     @property
     def is_last(self) -> bool:
@@ -244,7 +250,16 @@ def _answer(
             message=refusal.message,
             field=refusal.field,
         )
-    return _take(state, question, response, card=card, now=now)
+    level = posted.confidence if rules.level_asked(state) else None
+    if rules.level_asked(state) and level is None:
+        return StepOutcome(
+            Step.UNREADABLE,
+            state,
+            step_page(state, question),
+            message=ASK_CONFIDENCE,
+            field="confidence",
+        )
+    return _take(state, question, response, level=level, card=card, now=now)
 
 
 def _take(
@@ -252,27 +267,29 @@ def _take(
     question: QuestionData,
     response: Response,
     *,
+    level: int | None,
     card: CardRead | None,
     now: datetime,
 ) -> StepOutcome:
-    """The rules for a response to `question`, open to the learner in `state`."""
+    """The rules for a response to `question`, open to the learner in `state`, given as sure
+    as `level` says (None: not asked)."""
     recorded = state.answer_for(question)
     if rules.saves_until_submitted(state):
         try:
-            recorded = save(state, question, response, now=now)
+            recorded = save(state, question, response, level=level, now=now)
         except AttemptError as error:
             return StepOutcome(Step.REFUSED, state, step_page(state, question), error.message)
         return StepOutcome(Step.SAVED, state, step_page(state, question))
     created = False
     if recorded is None:
         try:
-            recorded, created, state = record(state, question, response, card=card)
+            recorded, created, state = record(state, question, response, level=level, card=card)
         except AttemptError as error:
             return StepOutcome(Step.REFUSED, state, step_page(state, question), error.message)
     page = step_page(state, question)
     if created:
         return StepOutcome(Step.ANSWERED, state, page)
-    if response.same_as(recorded):
+    if response.same_as(recorded) and recorded.confidence == level:
         return StepOutcome(Step.REPEATED, state, page)
     if state.attempt.is_deferred:  # a finished exam: its last saved answer counts
         message = _("This attempt is finished; it accepts no more answers.")
@@ -417,6 +434,7 @@ def attempt_start(*, user: Learner, quiz: Quiz, now: datetime | None = None) -> 
                 quiz=quiz,
                 started_at=now,
                 feedback=quiz.feedback,
+                confidence=quiz.confidence,
                 deadline=availability.deadline_from(now),
                 choice_order=order,
                 question_order=[question.pk for question in questions] if drew else [],

@@ -33,6 +33,7 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from .. import confidence as confidence_rules
 from ..content import (
     ChoiceData,
     ItemData,
@@ -70,6 +71,10 @@ class AttemptRow(rules.AttemptFacts):
     deadline: datetime | None
     choice_order: Mapping[str, list[int]]
     question_order: tuple[int, ...]
+    # Confidence asked with each answer, and marked by (quizzes/confidence.py); the CBM sum
+    # once finished under marking.
+    confidence: str = confidence_rules.OFF
+    cbm_score: Decimal | None = None
     # A regrade's change of the score (`AttemptFacts.shows_regrade`).
     regraded_at: datetime | None = None
     score_before_regrade: Decimal | None = None
@@ -88,6 +93,8 @@ class AttemptRow(rules.AttemptFacts):
             deadline=attempt.deadline,
             choice_order=MappingProxyType(dict(attempt.choice_order or {})),
             question_order=tuple(attempt.question_order or ()),
+            confidence=attempt.confidence,
+            cbm_score=attempt.cbm_score,
             regraded_at=attempt.regraded_at,
             score_before_regrade=attempt.score_before_regrade,
         )
@@ -163,6 +170,17 @@ class AttemptState:
 
     def answer_for(self, question: QuestionData) -> RecordedAnswer | None:
         return self.answers.get(question.pk)
+
+    def confidence_summary(self) -> confidence_rules.Summary | None:
+        """How the learner's levels went (per level, answers and right ones; the CBM average
+        under marking), once feedback may show; None where the attempt did not ask."""
+        if self.attempt.confidence == confidence_rules.OFF or not self.shows_feedback:
+            return None
+        return confidence_rules.summary(
+            ((answer.is_correct, answer.confidence) for answer in self.answers.values()),
+            cbm=self.attempt.cbm_score,
+            total=self.attempt.total,
+        )
 
     @property
     def shows_feedback(self) -> bool:
@@ -260,9 +278,18 @@ def state_of(attempt: AttemptRow, content: QuizContent, answers: Iterable[Any]) 
     return AttemptState(attempt=attempt, content=content, answers=recorded)
 
 
-def finished(state: AttemptState, *, at: datetime, score: Decimal, total: int) -> AttemptState:
+def finished(
+    state: AttemptState,
+    *,
+    at: datetime,
+    score: Decimal,
+    total: int,
+    cbm_score: Decimal | None = None,
+) -> AttemptState:
     """`state` with its attempt finished (as written)."""
-    attempt = dataclasses.replace(state.attempt, finished_at=at, score=score, total=total)
+    attempt = dataclasses.replace(
+        state.attempt, finished_at=at, score=score, total=total, cbm_score=cbm_score
+    )
     return dataclasses.replace(state, attempt=attempt)
 
 
@@ -361,6 +388,8 @@ _ATTEMPT = [
     ("a.deadline", "deadline", _when),
     ("a.choice_order", "choice_order", _json),
     ("a.question_order", "question_order", _json),
+    ("a.confidence", "confidence", _as_is),
+    ("a.cbm_score", "cbm_score", _decimal(4)),
     ("a.regraded_at", "regraded_at", _when),
     ("a.score_before_regrade", "score_before_regrade", _decimal(4)),
     ("q.updated_at", "version", _when),
@@ -378,6 +407,7 @@ _ANSWER = [
     ("r.answered_at", "answered_at", _when),
     ("r.text", "text", _as_is),
     ("r.arrangement", "arrangement", _json),
+    ("r.confidence", "answer_confidence", _as_is),
 ]
 _CARD = [
     ("c.id", "card_pk", _as_is),
@@ -389,6 +419,7 @@ _CARD = [
     ("c.last_review", "last_review", _when),
     ("c.reviews", "reviews", _as_is),
     ("c.created_at", "created_at", _when),
+    ("c.sure_miss", "sure_miss", bool),
 ]
 
 
@@ -442,6 +473,7 @@ class _AnswerRow:
     answered_at: datetime
     text: str
     arrangement: Any
+    confidence: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,6 +519,8 @@ def attempt_read(
         deadline=first["deadline"],
         choice_order=MappingProxyType(first["choice_order"] or {}),
         question_order=tuple(first["question_order"] or ()),
+        confidence=first["confidence"],
+        cbm_score=first["cbm_score"],
         regraded_at=first["regraded_at"],
         score_before_regrade=first["score_before_regrade"],
     )
@@ -510,6 +544,7 @@ def attempt_read(
                 answered_at=answer["answered_at"],
                 text=answer["text"],
                 arrangement=answer["arrangement"],
+                confidence=answer["answer_confidence"],
             )
         )
     state = state_of(attempt, content, answers)

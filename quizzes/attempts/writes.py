@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .. import grading
+from ..confidence import cbm_sum
 from ..content import QuestionData
 from ..grading import Key, Response, recorded_response, regrade_fields
 from ..models import Answer, Attempt
@@ -39,6 +40,7 @@ def record(
     question: QuestionData,
     response: Response,
     *,
+    level: int | None = None,
     card: CardRead | None = None,
 ) -> tuple[RecordedAnswer, bool, AttemptState]:
     """Feedback after each question: write the answer to `question` (open and unanswered in
@@ -53,7 +55,7 @@ def record(
     answer to commit stands, and only the request that records the last answer finishes.
     """
     attempt = state.attempt
-    fields = grade(question, response)
+    fields = {**grade(question, response), "confidence": level}
     try:
         with transaction.atomic():
             row = Answer.objects.create(attempt_id=attempt.pk, question_id=question.pk, **fields)
@@ -66,6 +68,7 @@ def record(
                     question_id=question.pk,
                     is_correct=row.is_correct,
                     at=row.answered_at,
+                    level=level,
                 )
             answer = RecordedAnswer.of(row, question)
             state.answers[question.pk] = answer
@@ -99,11 +102,17 @@ def locked_state(state: AttemptState) -> AttemptState | None:
 
 
 def save(
-    state: AttemptState, question: QuestionData, response: Response, *, now: datetime | None = None
+    state: AttemptState,
+    question: QuestionData,
+    response: Response,
+    *,
+    level: int | None = None,
+    now: datetime | None = None,
 ) -> RecordedAnswer:
-    """Exam mode: save the learner's response to `question`, or change the one saved, under
-    the attempt's lock (`locked_state`): refused once the attempt is finished."""
-    fields = grade(question, response)
+    """Exam mode: save the learner's response to `question` (as sure as `level`), or change
+    the one saved, under the attempt's lock (`locked_state`): refused once the attempt is
+    finished."""
+    fields = {**grade(question, response), "confidence": level}
     with transaction.atomic():
         locked = locked_state(state)
         if locked is None:
@@ -115,7 +124,9 @@ def save(
                 attempt_id=state.attempt.pk, question_id=question.pk, **fields
             )
             recorded = RecordedAnswer.of(row, question)
-        elif not response.same_as(recorded) and recorded.pk is not None:
+        elif (
+            not response.same_as(recorded) or recorded.confidence != level
+        ) and recorded.pk is not None:
             at = now or timezone.now()
             Answer.objects.filter(pk=recorded.pk).update(answered_at=at, **fields)
             recorded = RecordedAnswer.graded(
@@ -178,14 +189,19 @@ def finish(state: AttemptState, *, now: datetime | None = None) -> None:
     # An attempt closed after its deadline ended at the deadline, not when it was noticed.
     at = min(now, attempt.deadline) if attempt.deadline else now
     score, total = state.score, state.count
-    Attempt.objects.filter(pk=attempt.pk).update(finished_at=at, score=score, total=total)
-    state.attempt = finished(state, at=at, score=score, total=total).attempt
+    cbm = None
+    if rules.marks_by_certainty(state):
+        cbm = cbm_sum((answer.fraction, answer.confidence) for answer in state.answers.values())
+    Attempt.objects.filter(pk=attempt.pk).update(
+        finished_at=at, score=score, total=total, cbm_score=cbm
+    )
+    state.attempt = finished(state, at=at, score=score, total=total, cbm_score=cbm).attempt
     attempt_finished.send(sender=Attempt, attempt=state.attempt)
     if not rules.moves_cards_per_answer(state):
         cards_record_answers(
             user_id=attempt.user_id,
             answers=[
-                (answer.question_id, answer.is_correct, answer.answered_at)
+                (answer.question_id, answer.is_correct, answer.answered_at, answer.confidence)
                 for answer in state.answers.values()
                 if answer.answered_at is not None
             ],

@@ -37,6 +37,8 @@ from django.template.defaultfilters import floatformat
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
+from .. import confidence
+from ..confidence import LEVEL_NAMES
 from ..models import Answer, Attempt, Question, Quiz
 from .exports import csv_cell
 
@@ -62,6 +64,8 @@ class Mark:
     """A cell of the grid: the mark, and whether it is all, none or part of the full mark."""
 
     value: int | Decimal
+    # How sure the learner said they were (quizzes/confidence.py); None where not asked.
+    level: int | None = None
 
     @property
     def full(self) -> bool:
@@ -76,13 +80,22 @@ class Mark:
         """The grid's cell: a symbol for the eye and a word for a screen reader. Rendered here
         rather than in the template: a page has hundreds of cells."""
         if self.full:
-            return format_html(_CELL, "mark--right", "✓", _("Right"))
-        if self.none:
-            return format_html(_CELL, "mark--wrong", "✗", _("Wrong"))
-        return format_html('<span class="mark--part">{}</span>', floatformat(self.value, "-2"))
+            cell = format_html(_CELL, "mark--right", "✓", _("Right"))
+        elif self.none:
+            cell = format_html(_CELL, "mark--wrong", "✗", _("Wrong"))
+        else:
+            cell = format_html('<span class="mark--part">{}</span>', floatformat(self.value, "-2"))
+        if self.level is None:
+            return cell
+        return format_html(_LEVEL, cell, self.level, LEVEL_NAMES[self.level])
 
 
 _CELL = '<span class="{}" aria-hidden="true">{}</span><span class="visually-hidden">{}</span>'
+# A mark with the level given (1 to 3), the level's words for a screen reader.
+_LEVEL = (
+    '{}<sup class="mark__level" aria-hidden="true">{}</sup>'
+    '<span class="visually-hidden">, {}</span>'
+)
 
 
 # --- Which attempts ------------------------------------------------------------------------
@@ -315,10 +328,10 @@ def _marks_by_attempt(attempt_ids: list[int]) -> dict[int, dict[int, Mark]]:
     answers = (
         Answer.objects.filter(attempt_id__in=attempt_ids)
         .order_by()
-        .values_list("attempt_id", "question_id", MARK_FIELD)
+        .values_list("attempt_id", "question_id", MARK_FIELD, "confidence")
     )
-    for attempt_id, question_id, value in answers:
-        marks.setdefault(attempt_id, {})[question_id] = Mark(cell_mark(value))
+    for attempt_id, question_id, value, level in answers:
+        marks.setdefault(attempt_id, {})[question_id] = Mark(cell_mark(value), level)
     return marks
 
 
@@ -382,6 +395,10 @@ def grades_csv_rows(quiz: Quiz, filters: ReportFilters) -> Iterator[list]:
     report of any size streams in bounded memory.
     """
     questions = list(quiz.questions.order_by("position"))
+    chosen = report_attempts(quiz, filters)
+    # With confidence (asked now, or by an attempt reported): each answer's level in a column
+    # of its own after its mark, and the certainty-based sum and grade (quizzes/confidence.py).
+    levels = quiz.confidence != confidence.OFF or chosen.exclude(confidence=confidence.OFF).exists()
     yield [
         "attempt_id",
         "learner",
@@ -391,15 +408,31 @@ def grades_csv_rows(quiz: Quiz, filters: ReportFilters) -> Iterator[list]:
         "duration_seconds",
         "score",
         "total",
-        *(f"Q{question.position}" for question in questions),
+        *(["cbm_score", "grade"] if levels else []),
+        *(
+            column
+            for question in questions
+            for column in (
+                [f"Q{question.position}", f"Q{question.position} confidence"]
+                if levels
+                else [f"Q{question.position}"]
+            )
+        ),
     ]
     # Rows as tuples, not model instances: ten thousand attempts stream in about a second.
-    attempts = report_attempts(quiz, filters).values_list(
-        "pk", "user__username", "started_at", "finished_at", "score", "total", "question_order"
+    attempts = chosen.values_list(
+        "pk",
+        "user__username",
+        "started_at",
+        "finished_at",
+        "score",
+        "total",
+        "question_order",
+        "cbm_score",
     )
     for chunk in batched(attempts.iterator(chunk_size=CSV_CHUNK), CSV_CHUNK):
         marks = _marks_by_attempt([row[0] for row in chunk])
-        for pk, username, started_at, finished_at, score, total, order in chunk:
+        for pk, username, started_at, finished_at, score, total, order, cbm in chunk:
             finished = finished_at is not None
             cells = [
                 pk,
@@ -411,15 +444,20 @@ def grades_csv_rows(quiz: Quiz, filters: ReportFilters) -> Iterator[list]:
                 score if finished else None,
                 total if finished else None,
             ]
+            if levels:
+                cells += [
+                    cbm if finished else None,
+                    confidence.grade_marks(score, cbm, total) if finished else None,
+                ]
             mine = marks.get(pk, {})
-            cells += [
-                "not drawn"
-                if not _drew(order, question.pk)
-                else mark.value
-                if (mark := mine.get(question.pk)) is not None
-                else None
-                for question in questions
-            ]
+            for question in questions:
+                mark = mine.get(question.pk)
+                if not _drew(order, question.pk):
+                    cells += ["not drawn", "not drawn"] if levels else ["not drawn"]
+                    continue
+                cells.append(mark.value if mark is not None else None)
+                if levels:
+                    cells.append(mark.level if mark is not None else None)
             yield [csv_cell(value) for value in cells]
 
 

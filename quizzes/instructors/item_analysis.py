@@ -15,7 +15,11 @@ Per question, over the analysed attempts that answered it:
   it, with how many answers did so;
 - for an ordering question, how often each item was put in its own place; its facility is
   the mean mark, the share of items in the longest run already in the right order
-  (grading.grade_order).
+  (grading.grade_order);
+- where learners said how sure they were (quizzes/confidence.py), the confident-error rate:
+  of the answers given with a level, the share wrong and "Very sure"; per wrong choice, the
+  share of those answers that picked it "Very sure" (the distractor that fools sure
+  learners).
 
 By default each learner's first finished attempt is analysed, so that retakes by learners
 who have already seen the answers do not flatter the questions.
@@ -34,9 +38,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.db.models import Count, F, Prefetch, QuerySet, Window, prefetch_related_objects
+from django.db.models import Count, F, Prefetch, Q, QuerySet, Window, prefetch_related_objects
 from django.db.models.functions import RowNumber
 
+from ..confidence import VERY_SURE
 from ..models import Answer, Attempt, Choice, MatchPair, OrderItem, Question, QuestionReport, Quiz
 from ..short_answers import folded
 
@@ -51,10 +56,17 @@ class ChoiceStats:
     choice: Choice
     count: int
     share: float | None  # Of the question's answers; None when it has none.
+    # Picked "Very sure" in a wrong answer: its share of the answers given with a level.
+    confident: int = 0
+    confident_share: float | None = None
 
     @property
     def share_percent(self) -> int | None:
         return None if self.share is None else round(100 * self.share)
+
+    @property
+    def confident_percent(self) -> int | None:
+        return None if self.confident_share is None else round(100 * self.confident_share)
 
 
 @dataclass
@@ -101,6 +113,14 @@ class ItemStats:
     # Short answer: the most common answers that earned nothing; matching: the most confused
     # pairs; ordering: each item in the right order, with how often it was put in its place.
     typed: list[TypedStats] = field(default_factory=list)
+    # Answers given with a level, and those wrong and "Very sure" (quizzes/confidence.py).
+    leveled: int = 0
+    confident_errors: int = 0
+
+    @property
+    def confident_error_percent(self) -> int | None:
+        """Of the answers given with a level, the percentage wrong and given "Very sure"."""
+        return round(100 * self.confident_errors / self.leveled) if self.leveled else None
 
     @property
     def facility_percent(self) -> int | None:
@@ -124,6 +144,11 @@ class QuizAnalysis:
     first_attempts_only: bool
     attempts: int
     items: list[ItemStats]
+
+    @property
+    def has_levels(self) -> bool:
+        """Whether any answer analysed said how sure its learner was."""
+        return any(item.leveled for item in self.items)
 
     @property
     def flagged_count(self) -> int:
@@ -239,6 +264,7 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
         ticked = answers.filter(question__kind=Question.Kind.MULTIPLE)
         for question_id, choice_ids in ticked.values_list("question_id", "choice_ids"):
             distribution.update((question_id, pk) for pk in choice_ids)
+    leveled, sure_picks = _confident_errors(answers, kinds)
     responses: dict[int, Counter] = {}
     if Question.Kind.NUMERICAL in kinds:
         typed = answers.filter(number__isnull=False).values("question_id", "number")
@@ -249,6 +275,7 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
     for question in questions:
         n, sx, sy, syy, sxy, sxx = sums.get(question.pk, (0, 0, 0, 0, 0, 0))
         common = responses.get(question.pk, Counter()).most_common(MOST_COMMON_RESPONSES)
+        given, wrong_sure = leveled.get(question.pk, (0, 0))
         items.append(
             ItemStats(
                 question=question,
@@ -264,11 +291,15 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
                         choice=choice,
                         count=(count := distribution.get((question.pk, choice.pk), 0)),
                         share=count / n if n else None,
+                        confident=(sure := sure_picks.get((question.pk, choice.pk), 0)),
+                        confident_share=sure / given if given else None,
                     )
                     for choice in question.choices.all()
                 ],
                 open_reports=open_reports.get(question.pk, 0),
                 typed=typed_stats(question, n),
+                leveled=given,
+                confident_errors=wrong_sure,
             )
         )
     return QuizAnalysis(
@@ -277,6 +308,36 @@ def item_analysis(quiz: Quiz, *, first_attempts_only: bool = True) -> QuizAnalys
         attempts=attempts.count(),
         items=items,
     )
+
+
+def _confident_errors(
+    answers: QuerySet[Answer], kinds: set[str]
+) -> tuple[dict[int, tuple[int, int]], Counter]:
+    """Per question id, (answers given with a level, those wrong and "Very sure"); per
+    (question id, choice id), how many wrong "Very sure" answers picked the choice (a box
+    ticked, for several answers). Two statements, three with a question of several answers."""
+    with_level = answers.filter(confidence__isnull=False)
+    sure_wrong = with_level.filter(confidence=VERY_SURE, is_correct=False)
+    leveled = {
+        row["question_id"]: (row["given"], row["wrong"])
+        for row in with_level.values("question_id").annotate(
+            given=Count("pk"),
+            wrong=Count("pk", filter=Q(confidence=VERY_SURE, is_correct=False)),
+        )
+    }
+    picks: Counter = Counter(
+        {
+            (row["question_id"], row["choice_id"]): row["count"]
+            for row in sure_wrong.filter(choice__isnull=False)
+            .values("question_id", "choice_id")
+            .annotate(count=Count("pk"))
+        }
+    )
+    if Question.Kind.MULTIPLE in kinds and leveled:
+        ticked = sure_wrong.filter(question__kind=Question.Kind.MULTIPLE)
+        for question_id, choice_ids in ticked.values_list("question_id", "choice_ids"):
+            picks.update((question_id, pk) for pk in choice_ids)
+    return leveled, picks
 
 
 def _typed_stats(questions: list[Question], answers: QuerySet[Answer], kinds: set[str]):

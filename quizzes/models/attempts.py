@@ -10,13 +10,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, FloatField, Q
-from django.db.models.functions import Cast, NullIf
+from django.db.models import Case, F, FloatField, Q, Value, When
+from django.db.models.functions import Cast, Greatest, NullIf
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
 from ..attempts.rules import DEADLINE_GRACE, AttemptFacts, past_deadline
+from ..confidence import LEVEL_NAMES
 from .content import Choice, Question, Quiz
 from .kinds import SHORT_ANSWER_MAX_LENGTH
 
@@ -43,8 +44,17 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         return self.filter(finished_at__isnull=False)
 
     def best_first(self) -> AttemptQuerySet:
-        """Finished attempts, highest share correct first (ties: the most recent)."""
-        ratio = Cast(F("score"), FloatField()) / NullIf(Cast(F("total"), FloatField()), 0.0)
+        """Finished attempts, highest grade first (ties: the most recent): the share correct,
+        or where an attempt was marked by certainty its CBM grade (`AttemptFacts.grade_fraction`:
+        max(0, average) / 3, quizzes/confidence.py)."""
+        total = NullIf(Cast(F("total"), FloatField()), 0.0)
+        ratio = Case(
+            When(
+                cbm_score__isnull=False,
+                then=Greatest(Cast(F("cbm_score"), FloatField()) / total, Value(0.0)) / Value(3.0),
+            ),
+            default=Cast(F("score"), FloatField()) / total,
+        )
         return self.finished().annotate(ratio=ratio).order_by("-ratio", "-finished_at")
 
 
@@ -112,6 +122,16 @@ class Attempt(AttemptFacts, models.Model):
     # next start, never under a learner's feet.
     feedback = models.CharField(
         _("feedback"), max_length=10, choices=Quiz.Feedback.choices, default=Quiz.Feedback.IMMEDIATE
+    )
+    # Whether each answer carries how sure the learner was, and whether it marks by it
+    # (quizzes/confidence.py), as the quiz said at the start.
+    confidence = models.CharField(
+        _("confidence"), max_length=10, choices=Quiz.Confidence.choices, default=Quiz.Confidence.OFF
+    )
+    # Certainty-based marking: the sum of the answers' CBM marks (quizzes/confidence.py), fixed
+    # when it finishes; None when the attempt was not marked by certainty.
+    cbm_score = models.DecimalField(
+        _("certainty-based score"), max_digits=9, decimal_places=4, null=True, blank=True
     )
     # No answer is taken after this (plus a grace for the network: attempts.rules).
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
@@ -210,6 +230,11 @@ class AbstractAnswer(models.Model):
     # Whole mark earned (fraction 1): what "right" means in counts and analyses.
     is_correct = models.BooleanField(_("correct"))
     answered_at = models.DateTimeField(_("answered"), default=timezone.now)
+    # How sure the learner said they were (quizzes/confidence.py: 1 not sure, 2 fairly, 3
+    # very); empty where the quiz did not ask.
+    confidence = models.PositiveSmallIntegerField(
+        _("confidence"), null=True, blank=True, choices=list(LEVEL_NAMES.items())
+    )
 
     class Meta:
         abstract = True

@@ -17,6 +17,7 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from .. import confidence
 from ..attempts import rules
 from ..search import search_text_for
 
@@ -161,6 +162,16 @@ class Quiz(models.Model):
             "When the learner finishes: answers can be changed until the learner submits them "
             "all; nothing about correctness shows before."
         ),
+    )
+
+    # Confidence with each answer, and certainty-based marking (quizzes/confidence.py).
+    Confidence = confidence.Mode
+    confidence = models.CharField(
+        _("confidence"),
+        max_length=10,
+        choices=Confidence.choices,
+        default=Confidence.OFF,
+        help_text=confidence.MODE_HELP,
     )
     time_limit = models.DurationField(
         _("time limit"),

@@ -46,6 +46,9 @@ class ReviewCard(models.Model):
     last_review = models.DateTimeField(_("last reviewed"), null=True, blank=True)
     reviews = models.PositiveIntegerField(_("answers"), default=0)
     created_at = models.DateTimeField(_("created"), default=timezone.now)
+    # Missed while the learner said "Very sure": a misconception, offered first and said so,
+    # until a right answer moves the card.
+    sure_miss = models.BooleanField(_("missed when very sure"), default=False)
 
     class Meta:
         verbose_name = _("review card")

@@ -13,7 +13,11 @@ The rules:
 - review answers are recorded for statistics and mastery, and never touch an attempt;
 - a review answer carries the card's `reviews` count as it was shown, so a double click, a
   second tab or a replayed POST moves the card once;
-- practice (cards not due yet) records nothing and moves no card (`practice_grade`).
+- practice (cards not due yet) records nothing and moves no card (`practice_grade`);
+- where the learner's profile asks (`review_asks_confidence`), each review answer says how
+  sure they were (quizzes/confidence.py): a right answer "Not sure" moves the card as Hard, a
+  miss "Very sure" marks it a misconception (`sure_miss`, offered first, due on the shortest
+  relearning step) until it is answered right.
 
 A miss brings the question back the same session: FSRS's learning steps (a first miss) and
 relearning steps (a miss of a card in review), in minutes (`REVIEW_LEARNING_STEPS_MINUTES`,
@@ -33,15 +37,28 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from fsrs import Card, Rating
 
+from accounts.models import Profile
+
 from ..attempts.responses import RecordedAnswer
 from ..attempts.state import parts_in_order
+from ..confidence import ASK_CONFIDENCE
 from ..content import ChoiceData, ItemData, PairData, QuestionData, quiz_content
 from ..grading import Posted, Response, Unanswerable, Unreadable, grade_response, read_response
-from ..models import ReviewAnswer, ReviewCard
+from ..models import Answer, ReviewAnswer, ReviewCard
 from .badge import DueCounts, badge_forget_if_due_soon, offered, review_due_counts
-from .scheduler import SCHEDULED_FIELDS, moved, scheduler, to_fsrs
+from .scheduler import SCHEDULED_FIELDS, moved_by_answer, rating_for, scheduler, to_fsrs
 
 PRACTICE_SIZE = 10
+
+
+def review_asks_confidence(*, user_id: int) -> bool:
+    """Whether review asks this learner how sure they are with each answer: as they chose
+    (`Profile.review_confidence`), else once they gave a level with a quiz answer."""
+    chosen = Profile.objects.filter(user_id=user_id).values_list("review_confidence", flat=True)
+    choice = chosen.first()
+    if choice is not None:
+        return bool(choice)
+    return Answer.objects.filter(attempt__user_id=user_id, confidence__isnull=False).exists()
 
 
 @dataclass
@@ -53,6 +70,8 @@ class ReviewStep:
     card: ReviewCard
     question: QuestionData
     due: DueCounts | None = None
+    # Each answer says how sure the learner is (`review_asks_confidence`).
+    asks_confidence: bool = False
 
     @property
     def due_count(self) -> int:
@@ -83,8 +102,9 @@ def review_next(
     after: int | None = None,
     now: datetime | None = None,
 ) -> ReviewStep | None:
-    """The card to review now: the one due longest ago; with `practise`, the one not due yet
-    that is due soonest, after the card `after` (the one practised last) in that order, so
+    """The card to review now: a misconception due first (a question missed when the learner
+    was very sure), then the one due longest ago; with `practise`, the one not due yet that is
+    due soonest, after the card `after` (the one practised last) in that order, so
     that practice goes through every card once. None when there is none."""
     now = now or timezone.now()
     cards = offered(user_id).select_related("question__quiz").order_by("due", "pk")
@@ -92,7 +112,7 @@ def review_next(
     # navigation's badge shows the same number.
     due = review_due_counts(user_id=user_id, now=now, fresh=True)
     if not practise:
-        cards = cards.filter(due__lte=now)
+        cards = cards.filter(due__lte=now).order_by("-sure_miss", "due", "pk")
     else:
         cards = cards.filter(due__gt=now)
         if after is not None:
@@ -104,7 +124,12 @@ def review_next(
     for card in cards[:PRACTICE_SIZE]:
         question = _with_content(card)
         if question is not None:
-            return ReviewStep(card=card, question=question, due=due)
+            return ReviewStep(
+                card=card,
+                question=question,
+                due=due,
+                asks_confidence=not practise and review_asks_confidence(user_id=user_id),
+            )
     return None
 
 
@@ -151,7 +176,9 @@ def review_card_for(*, user_id: int, card_id: int) -> ReviewStep:
     question = _with_content(card) if card is not None else None
     if card is None or question is None:
         raise ReviewNotFound
-    return ReviewStep(card=card, question=question)
+    return ReviewStep(
+        card=card, question=question, asks_confidence=review_asks_confidence(user_id=user_id)
+    )
 
 
 def review_submit(
@@ -160,11 +187,13 @@ def review_submit(
     step: ReviewStep,
     revision: int,
     response: Response,
+    level: int | None = None,
     now: datetime | None = None,
 ) -> ReviewOutcome:
     """Record the learner's response for the card of `step` (as `review_card_for` read it for
-    this learner) shown at `revision`, marked as a quiz marks it, and move the card once
-    (right: the whole mark). `review_answer_post` reads the response and calls this."""
+    this learner) shown at `revision`, given as sure as `level` (None: not asked), marked as a
+    quiz marks it, and move the card once (right: the whole mark; `moved_by_answer`).
+    `review_answer_post` reads the response and calls this."""
     now = now or timezone.now()
     card, question = step.card, step.question
     if card.reviews != revision:
@@ -192,14 +221,15 @@ def review_submit(
         revision=revision,
         answered_at=now,
         card_before=to_fsrs(card).to_dict(),
+        confidence=level,
         **fields,
     )
-    answer.rating = ReviewAnswer.Rating.GOOD if answer.is_correct else ReviewAnswer.Rating.AGAIN
+    answer.rating = rating_for(right=answer.is_correct, level=level).value
     try:
         with transaction.atomic():
             answer.save(force_insert=True)
             was_due = card.due
-            scheduled = moved(card, right=answer.is_correct, at=now)
+            scheduled = moved_by_answer(card, right=answer.is_correct, level=level, at=now)
             written = ReviewCard.objects.filter(pk=card.pk, reviews=revision).update(
                 **{name: getattr(scheduled, name) for name in SCHEDULED_FIELDS}
             )
@@ -211,7 +241,7 @@ def review_submit(
         # Read the card again: as it is now, or gone (ReviewNotFound).
         again = review_card_for(user_id=user_id, card_id=card.pk)
         return review_submit(
-            user_id=user_id, step=again, revision=revision, response=response, now=now
+            user_id=user_id, step=again, revision=revision, response=response, level=level, now=now
         )
     return ReviewOutcome(
         Review.ANSWERED,
@@ -243,7 +273,14 @@ def review_answer_post(
         )
     if practise:
         return practice_grade(user_id=user_id, step=step, response=response)
-    return review_submit(user_id=user_id, step=step, revision=revision, response=response, now=now)
+    level = posted.confidence if step.asks_confidence else None
+    if step.asks_confidence and level is None:
+        return ReviewOutcome(
+            Review.UNREADABLE, step=step, message=ASK_CONFIDENCE, field="confidence"
+        )
+    return review_submit(
+        user_id=user_id, step=step, revision=revision, response=response, level=level, now=now
+    )
 
 
 def practice_grade(*, user_id: int, step: ReviewStep, response: Response) -> ReviewOutcome:

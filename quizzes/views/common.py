@@ -92,8 +92,8 @@ def published_quiz(slug: str) -> Quiz:
 def answer_data(request: HttpRequest, *fields: str) -> dict[str, Any]:
     """The posted answer, with `choice` as a list (one radio button or several boxes), `match`
     and `position` as lists in their fields' order (`match-1`, `match-2`, …: a matching
-    question's selects, an ordering question's), and any other `fields`, as posted (the
-    review page's card and revision)."""
+    question's selects, an ordering question's), the level `confidence`, and any other
+    `fields`, as posted (the review page's card and revision)."""
     return {
         "choice": request.POST.getlist("choice"),
         "number": request.POST.get("number", ""),
@@ -101,6 +101,8 @@ def answer_data(request: HttpRequest, *fields: str) -> dict[str, Any]:
         "match": _numbered_fields(request, "match"),
         "position": _numbered_fields(request, "position"),
         "question": request.POST.get("question", ""),
+        # How sure the learner is (quizzes/confidence.py), when the quiz or review asks.
+        "confidence": request.POST.get("confidence", ""),
         **{name: request.POST.get(name, "") for name in fields},
     }
 

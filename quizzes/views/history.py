@@ -14,6 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 from .. import history as history_stats
 from .. import reports
 from ..attempts.services import attempts_close_overdue
+from ..calibration import calibration
 from ..forms import ReportForm
 from ..models import Attempt
 from .common import LearnerRequest, learner_required, page_or_fragment, same_site_path
@@ -37,7 +38,13 @@ def history(request: LearnerRequest) -> HttpResponse:
     return render(
         request,
         "quizzes/history.html",
-        {"page": page, "summaries": summaries, "chart": chart, "guides": guides},
+        {
+            "page": page,
+            "summaries": summaries,
+            "chart": chart,
+            "guides": guides,
+            "calibration": calibration(user_id=request.user.pk),
+        },
     )
 
 

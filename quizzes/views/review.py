@@ -6,6 +6,8 @@ partial htmx swaps in place; without JavaScript every step is a whole page.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpResponse
@@ -20,6 +22,8 @@ from django_htmx.http import push_url
 from fsrs import Rating
 
 from ..attempts.responses import RecordedAnswer
+from ..calibration import calibration
+from ..confidence import LEVEL_NAMES
 from ..forms import MAX_ID, AnswerForm, IdField
 from ..models import ReviewAnswer
 from ..review.badge import review_due_counts
@@ -75,6 +79,9 @@ def _render(
         "form": form or AnswerForm(),
         "error": error,
         "practise": practise,
+        "confidence_levels": _confidence_levels(step, form)
+        if step and answer is None and not practise
+        else [],
         "ratings": [(rating.value, RATING_LABELS[rating], str(rating.value)) for rating in ratings],
     }
     # One count of what is due, said on the page and in the navigation's badge alike: read
@@ -89,6 +96,15 @@ def _render(
     htmx_swap = request.htmx and not request.htmx.history_restore_request
     template = f"{TEMPLATE}#step" if htmx_swap else TEMPLATE
     return render(request, template, context, status=status)
+
+
+def _confidence_levels(step: ReviewStep, form: AnswerForm | None) -> list[tuple[str, Any, bool]]:
+    """The radio group `confidence` under the question when the learner's review asks: each
+    level's value, name and whether it is picked (as posted back with an error)."""
+    if not step.asks_confidence:
+        return []
+    picked = form.data.get("confidence") if form is not None else None
+    return [(str(level), name, str(level) == picked) for level, name in LEVEL_NAMES.items()]
 
 
 # The self-ratings' buttons: value, label, key (1–4 as in Anki; 1, Again, is what a wrong
@@ -223,5 +239,6 @@ def review_statistics_page(request: LearnerRequest) -> HttpResponse:
             "chart_span": CHART_WIDTH + 2 * CHART_MARGIN,
             "chart_height": CHART_HEIGHT,
             "bar_width": round(CHART_WIDTH / len(bars) - BAR_GAP, 2),
+            "calibration": calibration(user_id=request.user.pk),
         },
     )

@@ -7,6 +7,8 @@ The path of an answer: `attempt_question` -> `services.attempt_answer` -> `_rend
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -30,6 +32,7 @@ from ..attempts.services import (
 from ..attempts.services import attempt_begin as start_or_resume
 from ..attempts.services import attempt_result as attempt_result_of
 from ..attempts.state import AttemptState
+from ..confidence import LEVEL_NAMES
 from ..forms import AnswerForm
 from .common import (
     HtmxHttpRequest,
@@ -125,6 +128,18 @@ def _step_address(request: HtmxHttpRequest, attempt_pk: int, number: int) -> str
     return reverse("quizzes:question", args=[attempt_pk, number])
 
 
+def _confidence_levels(page: StepPage, form: AnswerForm | None) -> list[tuple[str, Any, bool]]:
+    """The radio group `confidence` under an unanswered step, when the attempt asks: each
+    level's value, name and whether it is picked (as posted back with an error, else as
+    saved in exam mode)."""
+    if not page.asks_confidence or page.feedback is not None:
+        return []
+    picked = form.data.get("confidence") if form is not None else None
+    if picked is None and page.answer is not None and page.answer.confidence is not None:
+        picked = str(page.answer.confidence)
+    return [(str(level), name, str(level) == picked) for level, name in LEVEL_NAMES.items()]
+
+
 def _render_step(
     request: HtmxHttpRequest,
     page: StepPage,
@@ -150,6 +165,7 @@ def _render_step(
         "step_url": _step_address(request, attempt.pk, number) if page.feedback is None else "",
         "next_url": _step_address(request, attempt.pk, number + 1) if page.has_next else "",
         "choices": page.choices,
+        "confidence_levels": _confidence_levels(page, form),
         "parts": page.parts,
         "numbered_choices": page.numbered,
         "verdicts": page.verdicts,

@@ -118,6 +118,7 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
             "arrangement": None,
             "mark": "1.0000",
             "is_correct": True,
+            "confidence": None,
             "answered_at": cards[1]["answers"][0]["answered_at"],
             "rating": "Good",
         }
@@ -300,6 +301,7 @@ def test_an_unfinished_exam_exports_the_learners_picks_and_nothing_about_correct
         "arrangement",
         "mark",
         "is_correct",
+        "confidence",
         "answered_at",
     }
     assert single["choice"] == wrong_choice(quiz.questions.get(position=1)).text

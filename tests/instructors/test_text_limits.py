@@ -160,6 +160,7 @@ def test_the_quiz_page_refuses_a_description_past_the_longest_length(admin_clien
             "difficulty": quiz.difficulty,
             "guide": str(quiz.guide_id),
             "feedback": quiz.feedback,
+            "confidence": "off",
             "description_en": TABLE,
         }
         | inline("overrides", [])

@@ -118,6 +118,7 @@ def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
             "difficulty": "easy",
             "guide": str(guide.pk),
             "feedback": "immediate",
+            "confidence": "off",
         }
         | inline("overrides", [])
         | inline(
@@ -157,6 +158,7 @@ def test_an_instructor_builds_a_bilingual_quiz_from_scratch(admin_client):
             "guide": str(guide.pk),
             "is_published": "on",
             "feedback": "immediate",
+            "confidence": "off",
         }
         | inline("overrides", [])
         | inline(
@@ -210,6 +212,7 @@ def test_the_quiz_page_refuses_a_question_without_choices_published_or_not(admin
         "difficulty": "easy",
         "guide": str(guide.pk),
         "feedback": "immediate",
+        "confidence": "off",
     } | inline(
         "questions",
         [
@@ -368,6 +371,7 @@ def _quiz_page_post(quiz, questions: list[dict]) -> dict:
             "difficulty": quiz.difficulty,
             "guide": str(quiz.guide_id),
             "feedback": quiz.feedback,
+            "confidence": "off",
         }
         | inline("overrides", [])
         | inline("questions", questions)

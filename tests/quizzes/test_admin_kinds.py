@@ -163,6 +163,7 @@ def _new_question_on_the_quiz_page(admin_client, quiz, question: dict):
         "difficulty": quiz.difficulty,
         "guide": str(quiz.guide_id),
         "feedback": quiz.feedback,
+        "confidence": "off",
     }
     data |= inline("overrides", []) | inline("questions", [question])
     return admin_client.post(f"/en/admin/quizzes/quiz/{quiz.pk}/change/", data)

@@ -108,6 +108,7 @@ def _quiz_form(quiz, **changes) -> dict:
         "guide_position": str(quiz.guide_position),
         "is_published": "on",
         "feedback": quiz.feedback,
+        "confidence": "off",
     }
     return data | inline("overrides", []) | inline("questions", []) | changes
 

@@ -482,6 +482,7 @@ def test_an_instructor_sets_the_settings_and_a_learners_override_in_the_admin(
         "guide": str(quiz.guide_id),
         "is_published": "on",
         "feedback": "deferred",
+        "confidence": "off",
         "time_limit": "00:20:00",
         "max_attempts": "2",
         "shuffle_choices": "on",
@@ -509,6 +510,7 @@ def quiz_form(quiz, overrides: list[dict], **fields) -> dict:
         "difficulty": quiz.difficulty,
         "guide": str(quiz.guide_id),
         "feedback": "immediate",
+        "confidence": "off",
         **fields,
     }
     data |= inline("overrides", overrides)

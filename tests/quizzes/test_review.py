@@ -475,7 +475,7 @@ def test_an_exam_finished_now_takes_a_card_that_fell_due_during_it_off_the_badge
     )
 
     cards_record_answers(
-        user_id=learner.pk, answers=[(question.pk, True, now - timedelta(minutes=2))]
+        user_id=learner.pk, answers=[(question.pk, True, now - timedelta(minutes=2), None)]
     )
 
     assert "count-badge" not in learner_client.get("/en/").content.decode()
