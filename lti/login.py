@@ -71,6 +71,20 @@ def registration_for(params: dict[str, Any]) -> Registration | None:
     return found[0] if len(found) == 1 else None
 
 
+def _no_registration(request: HttpRequest, params: dict[str, Any]) -> HttpResponse:
+    """400 for a login whose parameters name no one registration: an unknown issuer, or one
+    registered several times whose login does not say which (never one of them at random)."""
+    issuer = Registration.objects.filter(issuer=params.get("iss", ""), is_active=True)
+    if not params.get("client_id") and issuer.count() > 1:
+        return refused(
+            request,
+            "This issuer has several registrations with Daleel and its login names none of them "
+            "(no client_id).",
+            status=400,
+        )
+    return refused(request, "Could not find registration details for this issuer.", status=400)
+
+
 def _limited(request: HttpRequest, group: str) -> HttpResponse | None:
     """429 once this client has made LTI_LOGIN_RATE_PER_CLIENT requests of this step."""
     key = client_key(request) or "unknown"
@@ -95,7 +109,7 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
     params = request.POST if request.method == "POST" else request.GET
     kept = {key: str(params[key])[:2000] for key in LOGIN_PARAMS if params.get(key)}
     if registration_for(kept) is None:
-        return refused(request, "Could not find registration details for this issuer.", status=400)
+        return _no_registration(request, kept)
     if not kept.get("login_hint"):
         return refused(request, "The login names no user (login_hint).", status=400)
     check = secrets.token_urlsafe(16)
@@ -124,7 +138,7 @@ def oidc_login_continue(request: HttpRequest) -> HttpResponse:
         )
     registration = registration_for(kept)
     if registration is None:
-        return refused(request, "Could not find registration details for this issuer.", status=400)
+        return _no_registration(request, kept)
     in_new_window = request.GET.get("window") == "new"
     if not in_new_window and request.COOKIES.get(CHECK_COOKIE) != check:
         again = request.path + "?" + urlencode({"t": request.GET["t"], "window": "new"})

@@ -33,6 +33,7 @@ JWKS_CACHE_SECONDS = 60 * 60
 JWKS_REFETCH_SECONDS = 60
 HTTP_TIMEOUT = 10
 LOGIN_SECONDS = 5 * 60
+EXPIRED_LOGINS_KEPT = timedelta(hours=1)
 NONCE_KEY = "lti1p3-nonce-"
 
 
@@ -254,6 +255,17 @@ def _issuer_known(launch: Launch) -> bool:
     return Registration.objects.filter(issuer=issuer, is_active=True).exists()
 
 
+def _login_expired(launch: Launch) -> bool:
+    """Whether the refused launch's nonce is a login's that expired (its row is kept a while
+    past that: `oidc_login`), rather than one never made or used already."""
+    try:
+        # The nonce as the refused token says (unverified: it only words the message).
+        nonce = str(launch.set_auto_validation(enable=False).get_launch_data().get("nonce"))
+    except LtiException:
+        return False
+    return PendingLogin.objects.filter(nonce=nonce, expires_at__lte=timezone.now()).exists()
+
+
 def validate_launch(request: HttpRequest) -> Launch:
     """The launch POSTed to `request`, validated by pylti1p3, its claims compared, and its
     state and nonce used up. Raises LaunchRefused."""
@@ -265,6 +277,8 @@ def validate_launch(request: HttpRequest) -> Launch:
         reason = str(error)
         if reason.startswith("Registration not found") and _issuer_known(launch):
             reason = "The token's audience (aud) is not a client id registered for its issuer."
+        elif reason == "Invalid Nonce" and _login_expired(launch):
+            reason = "The launch's login expired (it took more than five minutes)."
         raise LaunchRefused(reason) from error
     except Exception as error:  # a malformed token pylti1p3 did not expect (KeyError…)
         raise LaunchRefused(f"The launch could not be read: {error}") from error
@@ -301,7 +315,8 @@ def oidc_login(request: HttpRequest, launch_url: str, *, params: dict[str, str])
     state = parse_qs(urlsplit(response["Location"]).query).get("state", [""])[0]
     assert tool_conf.registration is not None and storage.nonce is not None
     now = timezone.now()
-    PendingLogin.objects.filter(expires_at__lt=now).delete()
+    # An expired login's row stays a while, so that its launch is told it expired.
+    PendingLogin.objects.filter(expires_at__lt=now - EXPIRED_LOGINS_KEPT).delete()
     PendingLogin.objects.create(
         state=state,
         nonce=storage.nonce,

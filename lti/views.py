@@ -80,6 +80,14 @@ REASONS = [
     (("used already", "nonce"), gettext_lazy("This launch was used already. A launch works once.")),
     (("deployment",), gettext_lazy("This deployment of Daleel is not registered here.")),
     (("audience", "azp", "client id"), gettext_lazy("The launch was meant for another tool.")),
+    (
+        ("several registrations",),
+        gettext_lazy(
+            "Your platform is registered with Daleel more than once and its launch did not say "
+            "which registration it is for. Its administrator should have it send the client ID "
+            "with the login."
+        ),
+    ),
     (("registration", "issuer"), gettext_lazy("This platform is not registered with Daleel.")),
     (
         ("state",),

@@ -33,6 +33,20 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.servers)
 
 
+# The site's time zone for every test: UTC (settings.py) unless DALEEL_TEST_TIME_ZONE names
+# another. CI's PostgreSQL run sets Pacific/Kiritimati (UTC+14, a day ahead of UTC from 10:00
+# UTC on), so every test that depends on the time runs once in UTC and once far from it at no
+# extra cost (README, "Running the tests"). A test names the time in UTC (timezone.now() is
+# UTC whatever the zone) and says what a learner reads in the zone that is active.
+TEST_TIME_ZONE = os.environ.get("DALEEL_TEST_TIME_ZONE", "")
+
+
+@pytest.fixture(autouse=True)
+def _site_time_zone(settings):
+    if TEST_TIME_ZONE:
+        settings.TIME_ZONE = TEST_TIME_ZONE  # the default zone, and the process's TZ
+
+
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings):
     # Hashing strength is Django's business; the suite needs speed.
@@ -201,18 +215,28 @@ def platform():
     test_platform.stop()
 
 
+# The platform's other registration with Daleel (another tool registration of the same
+# issuer, as Moodle makes one per course category): made first, so that a lookup that drops the
+# client id, or takes the first of an issuer's registrations (by id or by client id), picks it
+# and fails the launch.
+OTHER_CLIENT_ID = "another-client"
+
+
 @pytest.fixture
 def registered(db, platform):
-    call_command(
-        "lti_register",
-        issuer=platform.issuer,
-        client_id=platform.client_id,
-        deployment_id=platform.deployment_id,
-        auth_url=platform.auth_url,
-        token_url=platform.token_url,
-        jwks_url=platform.jwks_url,
-        name="Test LMS",
-        base_url="http://testserver",
-        stdout=open("/dev/null", "w"),  # noqa: SIM115
-    )
+    """The test LMS registered with Daleel twice, each registration its own client id:
+    `platform.client_id`'s (its launches) and OTHER_CLIENT_ID's (registered first)."""
+    for client_id, name in [(OTHER_CLIENT_ID, "Test LMS, other"), (platform.client_id, "Test LMS")]:
+        call_command(
+            "lti_register",
+            issuer=platform.issuer,
+            client_id=client_id,
+            deployment_id=platform.deployment_id,
+            auth_url=platform.auth_url,
+            token_url=platform.token_url,
+            jwks_url=platform.jwks_url,
+            name=name,
+            base_url="http://testserver",
+            stdout=open("/dev/null", "w"),  # noqa: SIM115
+        )
     return platform

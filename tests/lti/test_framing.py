@@ -67,7 +67,9 @@ def test_other_sessions_keep_lax_cookies(db):
 def test_the_platforms_other_origins_registered_for_it_may_frame_it_too(registered):
     from lti.models import Registration
 
-    Registration.objects.update(frame_origins="https://extra.example.org\nnot-an-origin")
+    Registration.objects.filter(client_id=registered.client_id).update(
+        frame_origins="https://extra.example.org\nnot-an-origin"
+    )
     quiz = make_quiz()
     client = Client()
     launch(

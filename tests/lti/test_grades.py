@@ -353,7 +353,7 @@ def test_an_instructors_attempt_posts_where_the_registration_asks(
 ):
     from lti.models import Registration
 
-    Registration.objects.update(instructor_grades=True)
+    Registration.objects.filter(client_id=registered.client_id).update(instructor_grades=True)
     quiz = make_quiz(questions=2)
     client = _launched_instructor(registered, quiz)
 

@@ -95,7 +95,7 @@ def test_a_platform_instructor_joins_instructors_only_where_the_registration_all
     user = LtiIdentity.objects.get().user
     assert not user.is_staff and not user.groups.exists()
 
-    Registration.objects.update(grants_instructor=True)
+    Registration.objects.filter(client_id=registered.client_id).update(grants_instructor=True)
     launch(Client(), registered, target_link_uri=quiz_url(quiz), roles=[INSTRUCTOR])
 
     user.refresh_from_db()
@@ -104,7 +104,7 @@ def test_a_platform_instructor_joins_instructors_only_where_the_registration_all
 
 
 def test_a_learner_never_gets_staff_rights_from_a_launch(registered):
-    Registration.objects.update(grants_instructor=True)
+    Registration.objects.filter(client_id=registered.client_id).update(grants_instructor=True)
     quiz = make_quiz()
 
     launch(Client(), registered, target_link_uri=quiz_url(quiz))
@@ -197,7 +197,7 @@ def test_an_unknown_deployment_is_refused_and_not_created(registered):
 
     assert "deployment" in refused(response)
     assert not User.objects.exists()
-    assert Registration.objects.get().deployments.count() == 1
+    assert Registration.objects.get(client_id=registered.client_id).deployments.count() == 1
 
 
 @pytest.mark.parametrize("claims", [{"aud": "another-tool"}, {"azp": "another-tool"}])

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def instructor_launches(registered, settings):
     settings.MFA_REQUIRED_FOR_STAFF = True  # as with DEBUG off
-    Registration.objects.update(grants_instructor=True)
+    Registration.objects.filter(client_id=registered.client_id).update(grants_instructor=True)
     Group.objects.get_or_create(name="Instructors")
     quiz = make_quiz()
 
