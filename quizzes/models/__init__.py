@@ -13,11 +13,9 @@ from .attempts import (
 )
 from .content import (
     CHOICE_KINDS,
-    FULL_MARK,
     IMAGE_ALT_MAX_LENGTH,
     PART_KINDS,
     TYPED_KINDS,
-    WEIGHT_SLACK,
     Choice,
     Guide,
     GuideManager,
@@ -32,11 +30,15 @@ from .content import (
     QuizManager,
     QuizQuerySet,
     catalog_title,
-    equal_weights,
     image_dimension,
     image_field,
     image_upload_to,
     search_text_refresh,
+)
+from .keys import (
+    FULL_MARK,
+    WEIGHT_SLACK,
+    equal_weights,
     validate_choice_set,
     validate_numerical_answers,
 )
