@@ -17,8 +17,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from quizzes.review.services import review_asks_confidence
-
 from . import zones
 from .middleware import SESSION_TIME_ZONE
 from .models import Profile
@@ -75,8 +73,8 @@ class PreferencesForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["time_zone"].choices = _zone_choices(self.instance.time_zone)
         self.fields["reminder_hour"].choices = _hour_choices()
-        # Not chosen yet: ticked as it stands (asked once they gave a level in a quiz).
-        self.initial["review_confidence"] = review_asks_confidence(user_id=self.instance.user_id)
+        # Not chosen yet (None): not asked, until their first quiz answer given with a level.
+        self.initial["review_confidence"] = bool(self.instance.review_confidence)
 
     def clean_reminder_hour(self) -> int | None:
         hour = self.cleaned_data.get("reminder_hour")

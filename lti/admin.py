@@ -54,10 +54,9 @@ class LtiIdentityAdmin(admin.ModelAdmin):
 @admin.register(QuizGrading)
 class QuizGradingAdmin(admin.ModelAdmin):
     """Which attempt of a learner's a quiz's grade column on the platform gets (best when a
-    quiz has none): chosen by the quiz's title, not its number."""
+    quiz has none): the quiz chosen from a list of titles, not by its number."""
 
     list_display = ["quiz", "counts"]
-    autocomplete_fields = ["quiz"]
 
 
 @admin.register(ScorePost)

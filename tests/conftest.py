@@ -37,14 +37,18 @@ def pytest_collection_modifyitems(items):
 # another. CI's PostgreSQL run sets Pacific/Kiritimati (UTC+14, a day ahead of UTC from 10:00
 # UTC on), so every test that depends on the time runs once in UTC and once far from it at no
 # extra cost (README, "Running the tests"). A test names the time in UTC (timezone.now() is
-# UTC whatever the zone) and says what a learner reads in the zone that is active.
+# UTC whatever the zone) and says what a learner reads in the zone that is active. A test whose
+# expectations are one zone's wording ("later today at 1 p.m." for a learner without a zone on
+# a UTC site) says so with `@pytest.mark.site_time_zone("UTC")` and keeps that zone.
 TEST_TIME_ZONE = os.environ.get("DALEEL_TEST_TIME_ZONE", "")
 
 
 @pytest.fixture(autouse=True)
-def _site_time_zone(settings):
-    if TEST_TIME_ZONE:
-        settings.TIME_ZONE = TEST_TIME_ZONE  # the default zone, and the process's TZ
+def _site_time_zone(request, settings):
+    pinned = request.node.get_closest_marker("site_time_zone")
+    zone = pinned.args[0] if pinned else TEST_TIME_ZONE
+    if zone:
+        settings.TIME_ZONE = zone  # the default zone, and the process's TZ
 
 
 @pytest.fixture(autouse=True)

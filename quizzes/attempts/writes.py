@@ -13,6 +13,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import Profile
+
 from .. import grading
 from ..confidence import cbm_sum
 from ..content import QuestionData
@@ -33,6 +35,15 @@ def grade(question: QuestionData, response: Response) -> dict[str, Any]:
         return grading.grade_response(question, response)
     except grading.Unanswerable as refusal:
         raise AttemptError(refusal.message) from None
+
+
+def review_asks_once_used(user_id: int, level: int | None) -> None:
+    """A learner who gave a level with a quiz answer is asked in review too, unless they chose
+    otherwise (`Profile.review_confidence`): recorded once, so that review reads one field."""
+    if level is not None:
+        Profile.objects.filter(user_id=user_id, review_confidence__isnull=True).update(
+            review_confidence=True
+        )
 
 
 def record(
@@ -59,6 +70,7 @@ def record(
     try:
         with transaction.atomic():
             row = Answer.objects.create(attempt_id=attempt.pk, question_id=question.pk, **fields)
+            review_asks_once_used(attempt.user_id, level)
             if rules.moves_cards_per_answer(state):
                 if card is None or card.question_id != question.pk:
                     card = CardRead(question.pk, card_of(attempt.user_id, question.pk))
@@ -123,6 +135,7 @@ def save(
             row = Answer.objects.create(
                 attempt_id=state.attempt.pk, question_id=question.pk, **fields
             )
+            review_asks_once_used(state.attempt.user_id, level)
             recorded = RecordedAnswer.of(row, question)
         elif (
             not response.same_as(recorded) or recorded.confidence != level

@@ -44,7 +44,7 @@ from ..attempts.state import parts_in_order
 from ..confidence import ASK_CONFIDENCE
 from ..content import ChoiceData, ItemData, PairData, QuestionData, quiz_content
 from ..grading import Posted, Response, Unanswerable, Unreadable, grade_response, read_response
-from ..models import Answer, ReviewAnswer, ReviewCard
+from ..models import ReviewAnswer, ReviewCard
 from .badge import DueCounts, badge_forget_if_due_soon, offered, review_due_counts
 from .scheduler import SCHEDULED_FIELDS, moved_by_answer, rating_for, scheduler, to_fsrs
 
@@ -53,12 +53,10 @@ PRACTICE_SIZE = 10
 
 def review_asks_confidence(*, user_id: int) -> bool:
     """Whether review asks this learner how sure they are with each answer: as they chose
-    (`Profile.review_confidence`), else once they gave a level with a quiz answer."""
+    (`Profile.review_confidence`), set on by their first quiz answer given with a level
+    (quizzes.attempts.writes.review_asks_once_used); not asked before either."""
     chosen = Profile.objects.filter(user_id=user_id).values_list("review_confidence", flat=True)
-    choice = chosen.first()
-    if choice is not None:
-        return bool(choice)
-    return Answer.objects.filter(attempt__user_id=user_id, confidence__isnull=False).exists()
+    return bool(chosen.first())
 
 
 @dataclass

@@ -45,6 +45,7 @@ def card_due_at(learner, quiz, due: datetime) -> None:
     ReviewCard.objects.update(due=due)
 
 
+@pytest.mark.site_time_zone("UTC")
 @pytest.mark.parametrize(
     ("zone", "said"),
     [

@@ -64,13 +64,15 @@ BUDGET = {
     # again (a change saved in another tab counts), the attempt finished, the learner's cards
     # read, created and moved (quizzes.review.scheduler.cards_record_answers).
     "submit": 7,
-    # The user, the card due, its question's quiz version, the count; a review answer: the
-    # card read and moved, the answer written, the next card due.
+    # The user, the card due, its question's quiz version, the count, whether the learner is
+    # asked how sure they are (their profile, issue 56); a review answer: the card read and
+    # moved, whether they are asked, the answer written, the next card due.
     "review step": 4,
-    "review answer": 5,
+    "review answer": 6,
     # The user, its attempts past their deadline (finished before they are listed), the page
-    # and its count, the summaries, the chart, the guides' mastery (two).
-    "history": 8,
+    # and its count, the summaries, the chart, the guides' mastery (two), the calibration by
+    # level of sureness (issue 56).
+    "history": 9,
 }
 
 # Both quizzes with an attempt in either world (a quiz never attempted needs no mastery).

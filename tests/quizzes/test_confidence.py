@@ -369,7 +369,8 @@ def test_the_data_export_holds_the_levels_and_deleting_the_account_removes_them(
     (exported_card,) = data["review_cards"]
     assert exported_card["missed_when_very_sure"] is True
     assert [answer["confidence"] for answer in exported_card["answers"]] == [2]
-    assert data["account"]["review_confidence"] is None
+    # Not chosen, but set by their first quiz answer given with a level: asked in review.
+    assert data["account"]["review_confidence"] is True
 
     account_delete(user=learner)
     assert not Answer.objects.filter(attempt__user_id=learner.pk).exists()

@@ -184,6 +184,36 @@ def test_the_learner_turns_review_levels_off_and_on_in_their_preferences(learner
     assert Profile.objects.get(user=learner).review_confidence is True
 
 
+def test_review_asks_from_the_first_quiz_level_and_a_learner_who_said_no_stays_unasked(
+    learner, other_learner
+):
+    """Not asked before a level was given; asked from the first quiz answer with one, once,
+    without reading the learner's answers at each review; a "no" in the preferences holds
+    through later quizzes."""
+    from quizzes.review.services import review_asks_confidence
+
+    quiz = make_quiz(questions=2, confidence="ask")
+    question = quiz.questions.first()
+    assert review_asks_confidence(user_id=learner.pk) is False
+
+    post_answer(
+        attempt_start(user=learner, quiz=quiz),
+        question,
+        choice=wrong_choice(question),
+        confidence=2,
+    )
+    assert review_asks_confidence(user_id=learner.pk) is True
+
+    Profile.objects.filter(user=other_learner).update(review_confidence=False)
+    post_answer(
+        attempt_start(user=other_learner, quiz=quiz),
+        question,
+        choice=wrong_choice(question),
+        confidence=3,
+    )
+    assert review_asks_confidence(user_id=other_learner.pk) is False
+
+
 def test_calibration_counts_each_levels_answers_right_in_quizzes_and_reviews(
     learner, other_learner, learner_client
 ):

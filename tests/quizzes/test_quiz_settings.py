@@ -404,6 +404,7 @@ def test_a_closed_quiz_says_so_and_refuses_a_start(learner_client):
     assert not Attempt.objects.exists()
 
 
+@pytest.mark.site_time_zone("UTC")
 @pytest.mark.parametrize(
     ("lang", "opens", "closes"),
     [("en", "Opens ", "Closes "), ("ar", "يُفتح في ", "يُغلق في ")],

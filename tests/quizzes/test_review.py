@@ -312,6 +312,7 @@ def test_with_nothing_due_the_page_says_when_and_offers_practice(learner, learne
     )
 
 
+@pytest.mark.site_time_zone("UTC")
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_the_next_due_time_is_said_as_the_learners_day_goes_without_a_zone(
     learner, learner_client, quiz, lang
@@ -330,6 +331,7 @@ def test_the_next_due_time_is_said_as_the_learners_day_goes_without_a_zone(
     assert "(UTC)" not in page and "+00" not in page
 
 
+@pytest.mark.site_time_zone("UTC")
 @pytest.mark.parametrize(
     ("later", "said"),
     [

@@ -70,6 +70,7 @@ def test_counts_per_day_reviews_retention_and_states(learner, cards):
     assert stats.states == {"new": 1, "learning": 0, "review": 3, "relearning": 1}
 
 
+@pytest.mark.site_time_zone("UTC")
 @time_machine.travel(NOW, tick=False)
 def test_days_are_the_learners_own(learner, cards):
     # 08:30 UTC on the 3rd: tomorrow in UTC, already today in Riyadh (01:30 on the 3rd now).
@@ -130,6 +131,7 @@ def test_the_review_page_links_to_statistics(learner_client):
     assert 'href="/en/review/statistics/"' in learner_client.get("/en/review/").content.decode()
 
 
+@pytest.mark.site_time_zone("UTC")
 @time_machine.travel(NOW, tick=False)
 def test_the_charts_dates_are_day_first_in_arabic_as_its_table_is(learner_client, cards):
     arabic = learner_client.get("/ar/review/statistics/").content.decode()
