@@ -1,5 +1,5 @@
 """Confidence with each answer in Chromium (issue 56): by keyboard only, in both languages,
-axe-clean; the calibration's bars mirrored in Arabic. (Without JavaScript: not yet.)"""
+axe-clean; the calibration's bars mirrored in Arabic; without JavaScript."""
 
 from __future__ import annotations
 
@@ -78,3 +78,43 @@ def test_a_learner_answers_with_levels_by_keyboard_only(page: Page, signed_in, l
         assert abs((fill["x"] + fill["width"]) - (track["x"] + track["width"])) < 2
     else:
         assert abs(fill["x"] - track["x"]) < 2
+
+
+def test_without_javascript_a_learner_must_say_how_sure_and_the_page_shows_it(
+    browser, live_server, learner
+):
+    """No script: the levels are plain radios in the step's form; the browser will not send
+    an answer without one (the server's 422 is tested in tests/quizzes/test_confidence.py),
+    and the whole page that comes back shows the level and, at the end, the CBM result."""
+    from .support import sign_in
+
+    quiz = factories.make_quiz(questions=2, confidence="marking")
+    one, two = quiz.questions.order_by("position")
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    sign_in(context, live_server.url, learner)
+    page = context.new_page()
+    page.goto(f"/en/quizzes/{quiz.slug}/")
+    page.locator("form[action$='/start/'] button[type=submit]").click()
+    attempt = Attempt.objects.get(user=learner, quiz=quiz)
+
+    page.get_by_role("radio", name=factories.correct_choice(one).text_en).check()
+    submit = page.locator("form.question button[type=submit]")
+    submit.click()  # no level: the browser keeps the form, nothing is sent
+    assert page.locator("input[name=confidence]:invalid").count() == 3
+    assert not Answer.objects.filter(attempt=attempt).exists()
+
+    page.get_by_role("radio", name="Very sure").check()
+    with page.expect_navigation():
+        submit.click()
+    expect(page.locator(".feedback__confidence")).to_contain_text("Very sure")
+    assert Answer.objects.get(attempt=attempt, question=one).confidence == 3
+
+    page.locator(".step__actions a").first.click()
+    page.get_by_role("radio", name=factories.wrong_choice(two).text_en).check()
+    page.get_by_role("radio", name="Fairly sure").check()
+    with page.expect_navigation():
+        page.locator("form.question button[type=submit]").click()
+    assert Answer.objects.get(attempt=attempt, question=two).confidence == 2
+    attempt.refresh_from_db()
+    assert attempt.finished_at is not None and attempt.cbm_score == 3 - 2
+    context.close()
