@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, Q
 from django.utils.translation import gettext as _
+
+from accounts.models import Profile
 
 from .confidence import FAIRLY_SURE, LEVELS, VERY_SURE, LevelCount
 from .models import Answer, Quiz, ReviewAnswer
@@ -49,8 +51,12 @@ def calibration(*, user_id: int) -> Calibration:
     """The learner's answers with a level, in quizzes (whose feedback shows) and reviews."""
     counts = {level: [0, 0] for level in LEVELS}
     shown = Q(attempt__finished_at__isnull=False) | ~Q(attempt__feedback=Quiz.Feedback.DEFERRED)
-    quiz_answers = Answer.objects.filter(shown, attempt__user_id=user_id)
-    review_answers = ReviewAnswer.objects.filter(user_id=user_id)
+    # A learner's first answer with a level sets their profile's choice (attempts/writes.py:
+    # review_asks_once_used): unset, they have none, and the database reads no answer (a
+    # condition it checks once) rather than all of a learner's thousands.
+    used = Exists(Profile.objects.filter(user_id=user_id, review_confidence__isnull=False))
+    quiz_answers = Answer.objects.filter(used, shown, attempt__user_id=user_id)
+    review_answers = ReviewAnswer.objects.filter(used, user_id=user_id)
     rows = [
         answers.filter(confidence__in=LEVELS)
         .order_by()

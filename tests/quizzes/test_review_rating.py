@@ -8,7 +8,7 @@ import pytest
 import time_machine
 
 from quizzes.models import ReviewAnswer, ReviewCard
-from quizzes.review.scheduler import card_of, card_record_quiz_answer
+from quizzes.review.scheduler import SCHEDULED_FIELDS, card_of, card_record_quiz_answer
 from tests.factories import correct_choice, wrong_choice
 
 pytestmark = pytest.mark.django_db
@@ -93,18 +93,7 @@ def test_hard_brings_a_card_back_sooner_than_good_and_easy_later(
     for rating in (2, None, 4):
         ReviewAnswer.objects.all().delete()
         ReviewCard.objects.filter(pk=graduated_card.pk).update(
-            **{
-                name: getattr(graduated_card, name)
-                for name in (
-                    "state",
-                    "step",
-                    "stability",
-                    "difficulty",
-                    "due",
-                    "last_review",
-                    "reviews",
-                )
-            }
+            **{name: getattr(graduated_card, name) for name in SCHEDULED_FIELDS}
         )
         with time_machine.travel(MONDAY, tick=False):
             dues[rating] = answer_right_and_rate(learner_client, graduated_card, rating).due
