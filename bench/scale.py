@@ -222,6 +222,7 @@ ATTEMPT_COLUMNS = (
     "feedback",
     "choice_order",
     "question_order",
+    "confidence",
 )
 ANSWER_COLUMNS = (
     "attempt_id",
@@ -267,6 +268,7 @@ def _attempts(
                 "immediate",
                 "{}",
                 "[]",
+                "off",
             )
 
     def answers() -> Iterator[tuple]:
@@ -351,6 +353,7 @@ def _cards(user_id: int, questions: list[int], *, rng: random.Random) -> None:
             "last_review",
             "reviews",
             "created_at",
+            "sure_miss",
         ),
         (
             (
@@ -365,6 +368,7 @@ def _cards(user_id: int, questions: list[int], *, rng: random.Random) -> None:
                 _stamp(now - timedelta(days=2)),
                 "2",
                 made,
+                "f",
             )
             for pk, question, due, state in plan
         ),
