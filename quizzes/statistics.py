@@ -1,17 +1,25 @@
 """A learner's review statistics: cards due today and on each of the next 30 days (in the
-learner's time zone), reviews done, retention, and cards by state. Two statements: the
-learner's cards (due time, state, answers) and one aggregate of their review answers."""
+learner's time zone), reviews done, retention, and cards by state. Two statements of
+aggregates, whose results are a few dozen rows whatever the number of cards and answers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from django.db.models import Count, Q
+from django.db.models import Case, Count, IntegerField, Min, Q, Value, When
 from django.utils import timezone
 
 from .models import ReviewAnswer, ReviewCard
-from .review.badge import DueCounts, due_counts_of, due_times_keep, offered
+from .review.badge import (
+    BADGE_SECONDS,
+    DueCounts,
+    due_summary_keep,
+    falling_due,
+    midnight_before,
+    offered,
+    summary_of,
+)
 
 DAYS_AHEAD = 30
 RETENTION_DAYS = 30
@@ -49,47 +57,68 @@ class ReviewStatistics:
         return sum(self.states.values())
 
 
-def _state(state: int, reviews: int) -> str:
-    # A card is made by the miss that found the question (its first answer); until it is
-    # answered again it is new.
-    if state == ReviewCard.State.LEARNING:
-        return "new" if reviews <= 1 else "learning"
-    if state == ReviewCard.State.RELEARNING:
-        return "relearning"
-    return "review"
-
-
 def review_statistics(*, user_id: int, now: datetime | None = None) -> ReviewStatistics:
+    """The learner's statistics at `now`, in two statements of aggregates, whatever the
+    number of their cards and answers: their cards counted by day due (their days), state and
+    whether falling due within the minute (for the badge's summary, kept as the review page
+    keeps it), and their review answers counted."""
     now = now or timezone.now()
     today = timezone.localdate(now)
-    counts = [0] * (DAYS_AHEAD + 1)
-    later = 0
+    # The learner's midnights ending today and each of the next DAYS_AHEAD days.
+    ends = [midnight_before(today + timedelta(days=n + 1)) for n in range(DAYS_AHEAD + 1)]
+    later_slot = DAYS_AHEAD + 1
+    slot = Case(
+        When(due__gte=ends[-1], then=Value(later_slot)),
+        *(When(due__lt=end, then=Value(n)) for n, end in enumerate(ends)),
+        output_field=IntegerField(),
+    )
+    first = Case(When(reviews__lte=1, then=Value(True)), default=Value(False))
+    end_of_minute = now + timedelta(seconds=BADGE_SECONDS)
+    groups = (
+        offered(user_id)
+        .order_by()
+        .values("state", slot=slot, first=first, falling=falling_due(now))
+        .annotate(
+            cards=Count("pk"),
+            due_now=Count("pk", filter=Q(due__lte=now)),
+            after=Min("due", filter=Q(due__gt=end_of_minute)),
+        )
+        .values_list("state", "slot", "first", "falling", "cards", "due_now", "after")
+    )
+    counts = [0] * (DAYS_AHEAD + 2)
     states = dict.fromkeys(("new", "learning", "review", "relearning"), 0)
-    due_times = []
-    for due, state, reviews in offered(user_id).values_list("due", "state", "reviews"):
-        due_times.append(due.timestamp())
-        states[_state(state, reviews)] += 1
-        offset = max((timezone.localdate(due) - today).days, 0)
-        if offset <= DAYS_AHEAD:
-            counts[offset] += 1
-        else:
-            later += 1
+    summed = []
+    for state, day, is_first, falling, cards, due_now, after in groups:
+        counts[day] += cards
+        states[_state(state, first=is_first)] += cards
+        summed.append((falling, cards, due_now, cards if day == 0 else 0, after))
     since = now - timedelta(days=RETENTION_DAYS)
     answers = ReviewAnswer.objects.filter(user_id=user_id).aggregate(
         reviews=Count("pk"),
         recent=Count("pk", filter=Q(answered_at__gte=since)),
         right=Count("pk", filter=Q(answered_at__gte=since, is_correct=True)),
     )
+    summary = summary_of(summed, at=now, midnight=ends[0])
     return ReviewStatistics(
-        days=[DayDue(today + timedelta(days=n), count) for n, count in enumerate(counts)],
-        later=later,
+        days=[DayDue(today + timedelta(days=n), count) for n, count in enumerate(counts[:-1])],
+        later=counts[-1],
         reviews=answers["reviews"],
         reviews_recent=answers["recent"],
         right_recent=answers["right"],
         states=states,
-        # The same read as the badge's: kept for it, so that the page and it agree.
-        due=due_counts_of(due_times_keep(user_id, due_times), now=now),
+        # The same summary as the badge's: kept for it, so that the page and it agree.
+        due=due_summary_keep(user_id, summary),
     )
+
+
+def _state(state: int, *, first: bool) -> str:
+    # A card is made by the miss that found the question (its first answer); until it is
+    # answered again it is new.
+    if state == ReviewCard.State.LEARNING:
+        return "new" if first else "learning"
+    if state == ReviewCard.State.RELEARNING:
+        return "relearning"
+    return "review"
 
 
 @dataclass

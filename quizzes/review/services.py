@@ -105,21 +105,26 @@ def review_next(
     due soonest, after the card `after` (the one practised last) in that order, so
     that practice goes through every card once. None when there is none."""
     now = now or timezone.now()
-    cards = offered(user_id).select_related("question__quiz").order_by("due", "pk")
     # Read afresh: the page says how many are due beside the card it offers, and the
     # navigation's badge shows the same number.
     due = review_due_counts(user_id=user_id, now=now, fresh=True)
+    order: tuple[str, ...] = ("due", "pk")
     if not practise:
-        cards = cards.filter(due__lte=now).order_by("-sure_miss", "due", "pk")
+        order = ("-sure_miss", "due", "pk")
+        cards = offered(user_id).filter(due__lte=now)
     else:
-        cards = cards.filter(due__gt=now)
+        cards = offered(user_id).filter(due__gt=now)
         if after is not None:
             # Practice moves no card, so the order is the same from one card to the next.
             last_due = Subquery(
                 ReviewCard.objects.filter(user_id=user_id, pk=after).values("due")[:1]
             )
             cards = cards.filter(Q(due__gt=last_due) | Q(due=last_due, pk__gt=after))
-    for card in cards[:PRACTICE_SIZE]:
+    # The first few chosen from the learner's cards alone, then read with their questions:
+    # joined before the choice, the questions of every due card would be read to sort them.
+    first = cards.order_by(*order).values("pk")[:PRACTICE_SIZE]
+    chosen = ReviewCard.objects.filter(pk__in=first).select_related("question__quiz")
+    for card in chosen.order_by(*order):
         question = _with_content(card)
         if question is not None:
             return ReviewStep(

@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from accounts.models import Profile
 from quizzes.attempts.rules import DEADLINE_GRACE
-from quizzes.models import Answer, Attempt
-from quizzes.review.badge import due_counts_of
+from quizzes.models import Answer, Attempt, ReviewCard
+from quizzes.review.badge import review_due_counts
 from quizzes.templatetags.daleel import comes_back
 from tests.factories import correct_choice, make_quiz
 
@@ -24,15 +24,18 @@ pytestmark = pytest.mark.django_db
 AUCKLAND_TEN_PM = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 
-def test_later_today_ends_at_the_learners_midnight_in_auckland(time_machine):
+def test_later_today_ends_at_the_learners_midnight_in_auckland(learner, time_machine):
     time_machine.move_to(AUCKLAND_TEN_PM, tick=False)
     before_midnight = AUCKLAND_TEN_PM + timedelta(hours=1, minutes=30)  # 23:30 there
     after_midnight = AUCKLAND_TEN_PM + timedelta(hours=3)  # 01:00 there; 12:00 UTC, same day
+    quiz = make_quiz(questions=2)
+    for question, due in zip(quiz.questions.all(), (before_midnight, after_midnight), strict=True):
+        ReviewCard.objects.create(user=learner, question=question, due=due, state=1, reviews=1)
 
     with timezone.override(zoneinfo.ZoneInfo("Pacific/Auckland")):
         assert comes_back(before_midnight) == "later today at 11:30 p.m."
         assert comes_back(after_midnight) == "tomorrow at 1 a.m."
-        due = due_counts_of([before_midnight.timestamp(), after_midnight.timestamp()])
+        due = review_due_counts(user_id=learner.pk, fresh=True)
 
     assert (due.now, due.later_today) == (0, 1)
     assert due.next_due == before_midnight
