@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -21,7 +22,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from quizzes.attempts.services import attempt_start
-from quizzes.models import Attempt, Quiz, ReviewAnswer, ReviewCard
+from quizzes.models import Attempt, Question, Quiz, ReviewAnswer, ReviewCard
+from quizzes.review.badge import review_due_counts
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
 from tests.steps import post_answer, right_answer_data
 
@@ -569,3 +571,61 @@ def test_exam_mode_steps_within_the_quiz_steps_budgets(worlds, headers):
         assert world.attempt.is_finished
         wrong = world.quiz.questions.count() - 2
         assert ReviewCard.objects.filter(user=world.learner).count() == wrong
+
+
+def _learner_with_cards(cards: int) -> tuple[object, Client]:
+    """A learner with `cards` review cards, each answered once: ten due two days ago (of a
+    quiz's questions as written), the rest from an hour ago to forty days ahead."""
+    learner = make_user()
+    questions = list(make_quiz(questions=10).questions.order_by("position"))
+    more = make_quiz(questions=0)
+    questions += Question.objects.bulk_create(
+        Question(quiz=more, position=n, prompt_en=f"Q{n}?", prompt_ar=f"س{n}؟")
+        for n in range(1, cards - 9)
+    )
+    now = timezone.now()
+    made = ReviewCard.objects.bulk_create(
+        ReviewCard(
+            user=learner,
+            question=question,
+            due=now - timedelta(days=2) if n < 10 else now + timedelta(hours=3 * n - 30),
+            state=1 + n % 3,
+            reviews=1 + n % 2,
+        )
+        for n, question in enumerate(questions)
+    )
+    ReviewAnswer.objects.bulk_create(
+        ReviewAnswer(
+            user=learner, question_id=card.question_id, card=card, revision=0, is_correct=True
+        )
+        for card in made
+    )
+    client = Client()
+    client.force_login(learner)
+    return learner, client
+
+
+def test_what_is_due_costs_the_same_statements_at_10_and_300_cards():
+    """The review page (whole and its fragment), the statistics and the badge's read count
+    what is due in aggregates: as many statements whatever the number of cards."""
+    costs = []
+    for cards in (10, 300):
+        learner, client = _learner_with_cards(cards)
+        client.get("/en/review/")
+        cost = {}
+        for name, request in (
+            ("review page", lambda c=client: c.get("/en/review/")),
+            ("review fragment", lambda c=client: c.get("/en/review/", **HX)),
+            ("statistics", lambda c=client: c.get("/en/review/statistics/")),
+            ("badge", lambda u=learner: review_due_counts(user_id=u.pk, fresh=True)),
+        ):
+            with counting() as count:
+                request()
+            cost[name] = len(count)
+        costs.append(cost)
+
+    assert costs[0] == costs[1]
+    assert costs[0]["review page"] <= BUDGET["review step"]
+    # The cards counted with the badge's summary, the answers, the calibration, the session
+    # and the user.
+    assert costs[0]["statistics"] <= 5 and costs[0]["badge"] == 1
