@@ -34,9 +34,10 @@ TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK", "BEGIN", "C
 
 # Statements per request, at most (make bench's targets: 7 for the worst answer, 3 for a step).
 # A full page for a signed-in learner shows the review questions due in the navigation, from
-# the learner's due times kept a minute in the cache (quizzes.review.badge.review_due_badge): no
-# statement on these warm pages, one when read again. The catalog, the quiz page and the
-# history show mastery levels (one statement per quiz list, two for guides: quizzes.mastery).
+# the learner's summary of what is due kept a minute in the cache
+# (quizzes.review.badge.review_due_badge): no statement on these warm pages, one when read
+# again. The catalog, the quiz page and the history show mastery levels (one statement per
+# quiz list, two for guides: quizzes.mastery).
 BUDGET = {
     # The user, the page's progress, mastery levels of the quizzes attempted (the guides of
     # the filter, the count of what matches and the page are kept per catalog generation:
@@ -503,9 +504,9 @@ def test_a_review_answer_within_the_quiz_answers_budget(worlds, headers):
 def test_the_navigations_review_count_is_read_once_per_learner_and_never_by_a_fragment(
     learner, learner_client, quiz
 ):
-    """A full page reads the learner's due times once (quizzes.review.badge.review_due_badge); the
-    next pages count them from the cache, and an htmx fragment, without navigation, never
-    asks."""
+    """A full page reads what is due for the learner once
+    (quizzes.review.badge.review_due_badge); the next pages count it from the cache, and an
+    htmx fragment, without navigation, never asks."""
     attempt = attempt_start(user=learner, quiz=quiz)
     url = f"/en/attempts/{attempt.pk}/questions/1/"
     learner_client.get(url, **HX)
