@@ -29,6 +29,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from config.downloads import in_pieces
 from quizzes.privacy import attempts_export, iso, reports_export, review_cards_export
 
 from .models import Profile
@@ -136,15 +137,7 @@ def account_export_json(*, user: User) -> Iterator[str]:
             yield "[]" if empty else "\n  ]"
         yield "\n}\n"
 
-    piece: list[str] = []
-    size = 0
-    for part in parts():
-        piece.append(part)
-        size += len(part)
-        if size >= EXPORT_PIECE:
-            yield "".join(piece)
-            piece, size = [], 0
-    yield "".join(piece)
+    return in_pieces(parts(), EXPORT_PIECE)
 
 
 def _session_keys(user: User) -> list[str]:

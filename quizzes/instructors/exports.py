@@ -16,6 +16,8 @@ from django.db.models.fields.files import FieldFile
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
+from config.downloads import in_pieces
+
 from ..models import (
     PART_KINDS,
     AcceptedText,
@@ -390,6 +392,10 @@ class _Parts:
         )
 
 
+# The download is sent in pieces of about this many characters.
+CSV_PIECE = 32 * 1024
+
+
 class _Echo:
     """A file-like object whose write returns the line, for csv.writer in a stream."""
 
@@ -407,7 +413,9 @@ def csv_stream(rows: Iterable[list], filename: str) -> StreamingHttpResponse:
         for row in rows:
             yield writer.writerow(row)
 
-    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    response = StreamingHttpResponse(
+        in_pieces(lines(), CSV_PIECE), content_type="text/csv; charset=utf-8"
+    )
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 

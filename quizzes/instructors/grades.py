@@ -34,6 +34,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, NullIf, RowNumber
 from django.http import QueryDict
 from django.template.defaultfilters import floatformat
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
@@ -159,8 +160,13 @@ def report_attempts(quiz: Quiz, filters: ReportFilters) -> QuerySet[Attempt]:
         )
         attempts = Attempt.objects.filter(pk__in=numbered.filter(number=1).values("pk"))
     descending = filters.order.startswith("-")
-    key = F("ratio") if filters.order.endswith("score") else F("started_at")
-    key = key.desc(nulls_last=True) if descending else key.asc(nulls_last=True)
+    if filters.order.endswith("score"):
+        # No score in progress: those last, whichever way.
+        key = F("ratio").desc(nulls_last=True) if descending else F("ratio").asc(nulls_last=True)
+    else:
+        # Never empty; as plain as attempt_report_idx (quiz, started_at descending, id), so that
+        # a page is read from it, not sorted out of the quiz's every attempt.
+        key = F("started_at").desc() if descending else F("started_at").asc()
     return attempts.annotate(ratio=_ratio()).order_by(key, "started_at", "pk")
 
 
@@ -335,12 +341,20 @@ def _marks_by_attempt(attempt_ids: list[int]) -> dict[int, dict[int, Mark]]:
     return marks
 
 
-def question_feet(attempts: QuerySet[Attempt], questions: list[Question]) -> list[QuestionFoot]:
-    """Per question: how many of the chosen attempts answered it, and their marks' sum."""
+def question_feet(
+    attempts: QuerySet[Attempt], questions: list[Question], *, every_attempt: bool = False
+) -> list[QuestionFoot]:
+    """Per question: how many of the chosen attempts answered it, and their marks' sum.
+
+    The answers are found by their questions (an index), not by scanning every answer for the
+    chosen attempts; with `every_attempt` (the filters choose all of the quiz's), the answers
+    to its questions are those of its attempts, and the attempts are not read at all."""
+    answers = Answer.objects.filter(question_id__in=[question.pk for question in questions])
+    if not every_attempt:
+        answers = answers.filter(attempt__in=attempts.order_by().values("pk"))
     sums = {
         row["question_id"]: row
-        for row in Answer.objects.filter(attempt__in=attempts.order_by().values("pk"))
-        .order_by()
+        for row in answers.order_by()
         .values("question_id")
         .annotate(answers=Count("pk"), marks=Sum(MARK))
     }
@@ -380,7 +394,9 @@ def grades_report(
         questions=questions,
         page=page,
         rows=rows,
-        foot=question_feet(attempts, questions),
+        foot=question_feet(
+            attempts, questions, every_attempt=filters.which == filters.state == "all"
+        ),
         histogram=histogram,
     )
 
@@ -430,35 +446,67 @@ def grades_csv_rows(quiz: Quiz, filters: ReportFilters) -> Iterator[list]:
         "question_order",
         "cbm_score",
     )
+    question_ids = [question.pk for question in questions]
     for chunk in batched(attempts.iterator(chunk_size=CSV_CHUNK), CSV_CHUNK):
-        marks = _marks_by_attempt([row[0] for row in chunk])
-        for pk, username, started_at, finished_at, score, total, order, cbm in chunk:
-            finished = finished_at is not None
-            cells = [
-                pk,
-                username,
-                "finished" if finished else "in_progress",
-                started_at,
-                finished_at,
-                int((finished_at - started_at).total_seconds()) if finished else None,
-                score if finished else None,
-                total if finished else None,
+        rows = _csv_rows(chunk, question_ids, levels=levels)
+        del chunk  # Gone before the next chunk is read: one chunk in memory at a time.
+        yield from rows
+
+
+def _csv_rows(chunk: tuple[tuple, ...], question_ids: list[int], *, levels: bool) -> Iterator[list]:
+    marks = _raw_marks([row[0] for row in chunk])
+    zone = timezone.get_current_timezone()
+    # A mark is one of a few values (0, 1, a share): each written once, not once a cell.
+    mark_cells: dict[Decimal, str | int] = {}
+    not_drawn = ["not drawn", "not drawn"] if levels else ["not drawn"]
+    for pk, username, started_at, finished_at, score, total, order, cbm in chunk:
+        finished = finished_at is not None
+        cells: list = [
+            pk,
+            csv_cell(username),
+            "finished" if finished else "in_progress",
+            started_at.astimezone(zone).isoformat(),
+            finished_at.astimezone(zone).isoformat() if finished else "",
+            int((finished_at - started_at).total_seconds()) if finished else "",
+            csv_cell(score) if finished else "",
+            csv_cell(total) if finished else "",
+        ]
+        if levels:
+            cells += [
+                csv_cell(cbm) if finished else "",
+                csv_cell(confidence.grade_marks(score, cbm, total)) if finished else "",
             ]
+        mine = marks.get(pk, {})
+        drawn = set(order) if order else None
+        for question_id in question_ids:
+            if drawn is not None and question_id not in drawn:
+                cells += not_drawn
+                continue
+            mark = mine.get(question_id)
+            if mark is None:
+                cells += ["", ""] if levels else [""]
+                continue
+            value, level = mark
+            cell = mark_cells.get(value)
+            if cell is None:
+                cell = mark_cells[value] = csv_cell(cell_mark(value))
+            cells.append(cell)
             if levels:
-                cells += [
-                    cbm if finished else None,
-                    confidence.grade_marks(score, cbm, total) if finished else None,
-                ]
-            mine = marks.get(pk, {})
-            for question in questions:
-                mark = mine.get(question.pk)
-                if not _drew(order, question.pk):
-                    cells += ["not drawn", "not drawn"] if levels else ["not drawn"]
-                    continue
-                cells.append(mark.value if mark is not None else None)
-                if levels:
-                    cells.append(mark.level if mark is not None else None)
-            yield [csv_cell(value) for value in cells]
+                cells.append("" if level is None else level)
+        yield cells
+
+
+def _raw_marks(attempt_ids: list[int]) -> dict[int, dict[int, tuple[Decimal, int | None]]]:
+    """Per attempt, per question answered: its MARK_FIELD and level, as read (one query)."""
+    marks: dict[int, dict[int, tuple[Decimal, int | None]]] = {}
+    answers = (
+        Answer.objects.filter(attempt_id__in=attempt_ids)
+        .order_by()
+        .values_list("attempt_id", "question_id", MARK_FIELD, "confidence")
+    )
+    for attempt_id, question_id, value, level in answers:
+        marks.setdefault(attempt_id, {})[question_id] = (value, level)
+    return marks
 
 
 def learner_attempts(user) -> QuerySet[Attempt]:

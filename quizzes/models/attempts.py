@@ -161,7 +161,11 @@ class Attempt(AttemptFacts, models.Model):
                 name="one_attempt_in_progress_per_learner_and_quiz",
             )
         ]
-        indexes = [models.Index(fields=["user", "-started_at"], name="attempt_history_idx")]
+        indexes = [
+            models.Index(fields=["user", "-started_at"], name="attempt_history_idx"),
+            # The grades report's page, newest first (or oldest: PostgreSQL reads it backwards).
+            models.Index(fields=["quiz", "-started_at", "id"], name="attempt_report_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user} · {self.quiz} · {self.started_at:%Y-%m-%d %H:%M}"
