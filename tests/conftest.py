@@ -180,11 +180,8 @@ def bystander(db, quiz):
 @pytest.fixture
 def among_others(request):
     """For a module of learner-scoped tests (`pytest.mark.usefixtures("among_others")`): each
-    test of `learner` and `quiz` has the `bystander` beside them, unless marked `alone` (a test
-    whose subject the bystander's answers would change, such as deleting a question)."""
-    if request.node.get_closest_marker("alone") is None and {"learner", "quiz"} <= set(
-        request.fixturenames
-    ):
+    test of `learner` and `quiz` has the `bystander` beside them."""
+    if {"learner", "quiz"} <= set(request.fixturenames):
         request.getfixturevalue("bystander")
 
 
