@@ -158,17 +158,36 @@ def _media_in_a_temporary_folder(settings, tmp_path_factory):
 
 @pytest.fixture
 def learner(db):
-    return factories.make_user("amina")
+    return factories.make_user("Amina")
 
 
 @pytest.fixture
 def other_learner(db):
-    return factories.make_user("bilal")
+    return factories.make_user("Bilal")
+
+
+@pytest.fixture
+def bystander(db, quiz):
+    """Another learner ("Bystander") with activity on the same quiz and questions as `learner`
+    (tests/steps.py, `bystander_on`). A learner-scoped page or service (history, results,
+    review, statistics, export, deletion, the instructor's record of a learner, the catalog's
+    progress) must neither show nor touch any of it."""
+    from tests.steps import bystander_on
+
+    return bystander_on(quiz)
+
+
+@pytest.fixture
+def among_others(request):
+    """For a module of learner-scoped tests (`pytest.mark.usefixtures("among_others")`): each
+    test of `learner` and `quiz` has the `bystander` beside them."""
+    if {"learner", "quiz"} <= set(request.fixturenames):
+        request.getfixturevalue("bystander")
 
 
 @pytest.fixture
 def instructor(db):
-    return factories.make_instructor("ustadha")
+    return factories.make_instructor("Ustadha")
 
 
 @pytest.fixture

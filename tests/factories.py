@@ -37,7 +37,7 @@ PASSWORD = "a-long-test-passphrase-42"
 
 def make_user(username: str | None = None, *, verified: bool = True, **extra):
     """A learner; with `email`, their address as allauth holds it, verified unless told not."""
-    username = username or f"learner{next(_counter)}"
+    username = username or f"Learner{next(_counter)}"
     user = get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
     if user.email:
         EmailAddress.objects.create(
@@ -47,7 +47,7 @@ def make_user(username: str | None = None, *, verified: bool = True, **extra):
 
 
 def make_instructor(username: str | None = None):
-    user = make_user(username or f"instructor{next(_counter)}", is_staff=True)
+    user = make_user(username or f"Instructor{next(_counter)}", is_staff=True)
     user.groups.add(Group.objects.get(name="Instructors"))
     return user
 

@@ -5,7 +5,7 @@ taken by `quizzes.attempts.attempt_answer`, the one call the step's view makes."
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -17,6 +17,7 @@ from quizzes.content import QuestionData
 from quizzes.forms import AnswerForm
 from quizzes.grading import Response
 from quizzes.models import Attempt, Choice, Question
+from tests import factories
 from tests.factories import correct_choice
 
 
@@ -128,3 +129,49 @@ def another_tab_between_read_and_write(
         return got
 
     monkeypatch.setattr(engine, "attempt_read", reading)
+
+
+# When the bystander did all they did (`bystander_on`): before every clock the tests stop, so
+# that their cards are due and their attempt finished whatever a test's own time.
+BYSTANDER_AT = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+def bystander_on(quiz: Any, username: str = "Bystander") -> Any:
+    """Another learner with activity on `quiz`'s own questions, beside the learner a test is
+    about: a finished attempt with every question of choices answered wrong and very sure (so a
+    review card each, all due, and levels for calibration, when the quiz asks), the first card
+    answered right in a review, a problem report and a sign-in's record. A learner-scoped page
+    or service must neither show nor touch any of it (the `bystander` fixture, tests/conftest.py).
+    """
+    import time_machine
+    from axes.models import AccessLog
+
+    from quizzes.attempts.services import attempt_start, attempt_submit_all
+    from quizzes.confidence import VERY_SURE
+    from quizzes.grading import Posted
+    from quizzes.models import QuestionReport, ReviewCard
+    from quizzes.review.services import review_answer_post
+
+    user = factories.make_user(username, email=f"{username.lower()}@example.org")
+    questions = list(quiz.questions.order_by("position"))
+    level = VERY_SURE if quiz.confidence != "off" else None
+    with time_machine.travel(BYSTANDER_AT, tick=False):
+        attempt = attempt_start(user=user, quiz=quiz)
+        for question in questions:
+            if (wrong := factories.wrong_choice(question)) is not None:
+                post_answer(attempt, question, choice=wrong, confidence=level)
+        attempt_submit_all(user=user, attempt_id=attempt.pk)
+        card = ReviewCard.objects.filter(user=user).order_by("question__position").first()
+        if card is not None:
+            right = factories.correct_choice(card.question)
+            outcome = review_answer_post(
+                user_id=user.pk,
+                card_id=card.pk,
+                revision=card.reviews,
+                posted=Posted(choices=(right.pk,), confidence=level),
+            )
+            assert outcome.answer is not None, outcome
+    if questions:
+        QuestionReport.objects.create(user=user, question=questions[0], reason="unclear")
+    AccessLog.objects.create(username=user.get_username(), ip_address="192.0.2.77")
+    return user

@@ -50,8 +50,10 @@ def quiz(db):
 
 
 @pytest.fixture
-def huda(db, quiz):
-    user = make_user("huda", email="huda@example.org")
+def huda(db, quiz, bystander):
+    """Huda's attempts, cards, review answer and report, beside the bystander's of the same quiz
+    (tests/conftest.py): nothing of theirs may be exported or deleted with hers."""
+    user = make_user("Huda", email="huda@example.org")  # signs in as "huda"
     _take(user, quiz, 3)
     _take(user, quiz, 1)
     QuestionReport.objects.create(
@@ -94,7 +96,7 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
 
     assert data["format"] == "daleel-account-export"
     assert set(SECTIONS) <= set(data)
-    assert data["account"]["username"] == "huda"
+    assert data["account"]["username"] == "Huda"
     assert data["account"]["email"] == "huda@example.org"
     assert data["account"]["time_zone"] == "" and data["account"]["reminder_hour"] is None
     assert [a["quiz"] for a in data["attempts"]] == [quiz.slug, quiz.slug]
@@ -127,12 +129,19 @@ def test_download_my_data_is_a_json_file_of_everything_held_about_the_learner(hu
     assert data["sign_ins"][0]["ip_address"] == "198.51.100.7"
 
 
-def test_the_export_holds_nothing_of_other_learners(huda, quiz):
+def test_the_export_holds_nothing_of_other_learners(huda, quiz, bystander):
     other = make_user("omar", email="omar@example.org")
     _take(other, quiz, 2)
     data = _data(_signed_in(huda).get("/en/accounts/profile/data.json"))
     assert "omar" not in json.dumps(data)
+    assert "bystander" not in json.dumps(data).casefold()
     assert len(data["attempts"]) == 2
+    # The bystander's finished attempt, cards, review answer, report and sign-in are theirs.
+    assert [len(a["answers"]) for a in data["attempts"]] == [3, 1]
+    assert len(data["review_cards"]) == 3
+    assert sum(len(card["answers"]) for card in data["review_cards"]) == 1
+    assert len(data["question_reports"]) == 1
+    assert "192.0.2.77" not in json.dumps(data)  # the bystander's sign-in address
 
 
 def test_download_my_data_needs_a_signed_in_learner(client):
@@ -154,7 +163,9 @@ def test_a_wrong_password_deletes_nothing(huda):
     assert Attempt.objects.filter(user=huda).count() == 2
 
 
-def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(huda, quiz):
+def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(
+    huda, quiz, bystander
+):
     other = make_user("omar")
     _take(other, quiz, 3)
     QuestionReport.objects.create(user=other, question=quiz.questions.last(), reason="other")
@@ -175,15 +186,15 @@ def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(h
     assert response.status_code == 302 and response["Location"] == "/en/accounts/deleted/"
     assert "deleted" in laptop.get("/en/accounts/deleted/").content.decode()
 
-    assert not User.objects.filter(username="huda").exists()
+    assert not User.objects.filter(username__iexact="huda").exists()
     assert not Profile.objects.filter(user_id=huda.pk).exists()
     assert not Attempt.objects.filter(user_id=huda.pk).exists()
     assert not Answer.objects.filter(attempt__user_id=huda.pk).exists()
     assert not QuestionReport.objects.filter(user_id=huda.pk).exists()
     assert not ReviewCard.objects.filter(user_id=huda.pk).exists()
     assert not ReviewAnswer.objects.filter(user_id=huda.pk).exists()
-    assert not AccessLog.objects.filter(username="huda").exists()
-    assert not AccessAttempt.objects.filter(username="huda").exists()
+    assert not AccessLog.objects.filter(username__iexact="huda").exists()
+    assert not AccessAttempt.objects.filter(username__iexact="huda").exists()
     # Every session ended, in the table and in the cache; the phone is signed out too.
     assert not Session.objects.filter(session_key__in=huda_sessions).exists()
     assert all(
@@ -191,7 +202,12 @@ def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(h
     )
     assert phone.get("/en/attempts/").status_code == 302
 
-    # Nothing of the other learner, nor the quiz, changed.
+    # Nothing of the other learners, nor the quiz, changed.
+    assert Attempt.objects.filter(user=bystander).count() == 1
+    assert ReviewCard.objects.filter(user=bystander).count() == 3
+    assert ReviewAnswer.objects.filter(user=bystander).count() == 1
+    assert QuestionReport.objects.filter(user=bystander).count() == 1
+    assert AccessLog.objects.filter(username=bystander.get_username()).exists()
     assert Attempt.objects.filter(user=other).count() == 1
     assert Answer.objects.filter(attempt__user=other).count() == 3
     assert QuestionReport.objects.filter(user=other).count() == 1
@@ -203,7 +219,7 @@ def test_deleting_an_account_removes_the_learner_and_everything_of_theirs_only(h
 def test_an_instructor_who_resolved_reports_can_delete_their_account(huda, quiz):
     from tests.factories import make_instructor
 
-    instructor = make_instructor("ustadha")
+    instructor = make_instructor("Ustadha")
     QuestionReport.objects.filter(user=huda).update(resolved_by=instructor)
     response = _signed_in(instructor).post("/en/accounts/delete/", {"password": PASSWORD})
     assert response.status_code == 302

@@ -39,7 +39,7 @@ def test_the_admins_own_sign_in_sends_to_the_sites(client):
 
 def test_staff_without_a_second_factor_are_sent_to_set_one_up_before_the_admin(required):
     client = Client()
-    client.force_login(make_instructor("ustadha"))
+    client.force_login(make_instructor("Ustadha"))
     for path in ("/en/admin/", "/ar/admin/quizzes/quiz/"):
         response = client.get(path)
         assert response.status_code == 302 and response["Location"].endswith("/accounts/2fa/")
@@ -48,7 +48,7 @@ def test_staff_without_a_second_factor_are_sent_to_set_one_up_before_the_admin(r
 
 
 def test_staff_with_a_second_factor_enter_it_before_the_admin_opens(required):
-    instructor = make_instructor("ustadha")
+    instructor = make_instructor("Ustadha")
     secret = _with_totp(instructor)
     client = Client()
     # Signed in without the sign-in form's second step (an LTI launch does so).
@@ -68,19 +68,19 @@ def test_staff_with_a_second_factor_enter_it_before_the_admin_opens(required):
 def test_without_the_requirement_staff_open_the_admin_at_once(settings):
     settings.MFA_REQUIRED_FOR_STAFF = False
     client = Client()
-    client.force_login(make_instructor("ustadha"))
+    client.force_login(make_instructor("Ustadha"))
     assert client.get("/en/admin/").status_code == 200
 
 
 def test_learners_pages_do_not_ask_for_a_second_factor(required):
     client = Client()
-    client.force_login(make_user("amina"))
+    client.force_login(make_user("Amina"))
     assert client.get("/en/").status_code == 200
     assert client.get("/en/accounts/profile/").status_code == 200
 
 
 def test_signing_in_with_totp_asks_for_the_code_after_the_password(required):
-    instructor = make_instructor("ustadha")
+    instructor = make_instructor("Ustadha")
     secret = _with_totp(instructor)
     client = Client()
     response = client.post(
@@ -96,7 +96,7 @@ def test_signing_in_with_totp_asks_for_the_code_after_the_password(required):
 
 
 def test_a_learner_may_turn_on_totp(client):
-    user = make_user("amina")
+    user = make_user("Amina")
     client.post("/en/accounts/login/", {"login": "amina", "password": PASSWORD})
     client.post("/en/accounts/reauthenticate/", {"password": PASSWORD})
     page = client.get("/en/accounts/2fa/totp/activate/")
@@ -108,7 +108,7 @@ def test_a_learner_may_turn_on_totp(client):
 
 
 def test_the_data_download_says_which_factors_without_their_secrets(client):
-    user = make_user("amina", email="amina@example.org")
+    user = make_user("Amina", email="amina@example.org")
     secret = _with_totp(user)
     client.force_login(user)
     response = client.get("/en/accounts/profile/data.json")
@@ -121,7 +121,7 @@ def test_the_data_download_says_which_factors_without_their_secrets(client):
 
 
 def test_the_second_factor_page_has_one_main_button_and_cancel_as_a_link(required):
-    instructor = make_instructor("ustadha")
+    instructor = make_instructor("Ustadha")
     _with_totp(instructor)
     client = Client()
     client.post("/en/accounts/login/", {"login": "ustadha", "password": PASSWORD})
@@ -139,7 +139,7 @@ def test_the_second_factor_page_has_one_main_button_and_cancel_as_a_link(require
 def test_the_second_factor_page_names_the_recovery_codes_the_account_has(required):
     """(An account with a security key is offered it: tests/e2e/test_two_factor.py, with a key
     Chromium's virtual authenticator made.)"""
-    instructor = make_instructor("ustadha")
+    instructor = make_instructor("Ustadha")
     _with_totp(instructor)
     RecoveryCodes.activate(instructor)
     client = Client()

@@ -275,7 +275,7 @@ def quiz(seeded) -> Quiz:
 
 @pytest.fixture
 def learner(live_server, transactional_db):
-    return factories.make_user("amina")
+    return factories.make_user("Amina")
 
 
 @pytest.fixture

@@ -235,9 +235,9 @@ def _sign_up(scene: Scene) -> None:
 
 
 def _sign_up_errors(scene: Scene) -> None:
-    get_user_model().objects.create_user("amina", password="whatever-it-is-42")
+    get_user_model().objects.create_user("Amina", password="whatever-it-is-42")
     scene.go("/accounts/signup/")
-    scene.page.locator("#id_username").fill("amina")
+    scene.page.locator("#id_username").fill("amina")  # taken: "Amina"
     scene.page.locator("#id_password1").fill("short")
     scene.page.locator("#id_password2").fill("different")
     scene.page.locator("form.form button[type=submit]").click()

@@ -22,7 +22,7 @@ LINK = re.compile(r"https?://\S+/accounts/password/reset/\S+/")
 def test_a_learner_who_forgot_the_password_resets_it_through_the_mail(
     page: Page, seeded, mailoutbox
 ):
-    make_user("huda", email="huda@example.org")
+    make_user("Huda", email="huda@example.org")
     page.goto("/en/accounts/login/")
     page.get_by_role("link", name="Forgot your password?").click()
     assert_whole_page(page)
@@ -43,7 +43,7 @@ def test_a_learner_who_forgot_the_password_resets_it_through_the_mail(
     page.get_by_label("Username").fill("huda")
     page.get_by_label("Password").fill(NEW_PASSWORD)
     page.get_by_role("main").get_by_role("button", name="Sign in", exact=True).click()
-    expect(page.locator(".nav-user")).to_have_text("huda")
+    expect(page.locator(".nav-user")).to_have_text("Huda")  # signed in as "huda"
 
     # The link worked once.
     page.goto(link)

@@ -43,10 +43,10 @@ def two_attempts(seeded, time_machine):
     question 1's discrimination is −1 (the one who missed it did better on the rest)."""
     time_machine.move_to(WHEN, tick=False)
     quiz = seeded["activation-recomputation"]
-    amina = factories.make_user("amina")
+    amina = factories.make_user("Amina")
     attempts = {
-        "amina": support.answer_in_db(amina, quiz, 8, wrong=frozenset({2, 5})),
-        "bilal": support.answer_in_db(factories.make_user("bilal"), quiz, 8, wrong=frozenset({1})),
+        "Amina": support.answer_in_db(amina, quiz, 8, wrong=frozenset({2, 5})),
+        "Bilal": support.answer_in_db(factories.make_user("Bilal"), quiz, 8, wrong=frozenset({1})),
     }
     time_machine.move_to(WHEN + dt.timedelta(hours=2), tick=True)
     return quiz, amina, attempts
@@ -63,7 +63,7 @@ def test_grades_and_item_analysis_show_day_first_dates_and_signed_numbers_in_ord
     page: Page, context, live_server, two_attempts, screenshots_dir
 ):
     quiz, _amina, _attempts = two_attempts
-    instructor = factories.make_user("ustadha", is_staff=True)
+    instructor = factories.make_user("Ustadha", is_staff=True)
     instructor.user_permissions.add(*Permission.objects.filter(codename__in=REPORT_PERMISSIONS))
     support.sign_in(context, live_server.url, instructor)
 
@@ -98,7 +98,7 @@ def test_learner_pages_show_day_first_dates_and_percentages_in_order_in_arabic(
     _quiz, amina, attempts = two_attempts
     support.sign_in(context, live_server.url, amina)
 
-    page.goto(f"/ar/attempts/{attempts['amina'].pk}/result/")
+    page.goto(f"/ar/attempts/{attempts['Amina'].pk}/result/")
     summary = ".score-summary"
     expect(page.locator(summary)).to_contain_text("1 ديسمبر 2026، 5:34 م")
     assert drawn_left_to_right(page, summary, "75%") == [True]

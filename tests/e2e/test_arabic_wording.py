@@ -139,7 +139,7 @@ def test_the_admin_index_in_arabic(
     page: Page, seeded, context, live_server, settings, screenshots_dir
 ):
     settings.MFA_REQUIRED_FOR_STAFF = False  # the second factor has its own tests
-    staff = make_user("ustadha", is_staff=True, is_superuser=True)
+    staff = make_user("Ustadha", is_staff=True, is_superuser=True)
     support.sign_in(context, live_server.url, staff)
     page.goto("/ar/admin/")
     expect(page.locator("#site-name")).to_have_text("إدارة دليل")

@@ -157,7 +157,7 @@ def test_catalog_search_and_review_through_htmx_keep_a_clean_console(
 def admin_pages(context, live_server, seeded, transactional_db) -> list[str]:
     """Every admin page an administrator can open, about a quiz that learners have taken."""
     administrator = factories.make_user("admin", is_staff=True, is_superuser=True)
-    learner = factories.make_user("amina")
+    learner = factories.make_user("Amina")
     quiz = seeded["activation-recomputation"]
     attempt = support.answer_in_db(learner, quiz, 8, wrong={2})
     support.sign_in(context, live_server.url, administrator)

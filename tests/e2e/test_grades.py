@@ -14,12 +14,12 @@ from . import support
 # What an instructor needs to read the reports (the Instructors group has it, among more;
 # the group comes from a migration, which the browser tests' emptied database has lost).
 REPORT_PERMISSIONS = ["view_quiz", "view_question", "view_choice", "view_attempt", "view_answer"]
-WRONG = {"amina": {2, 5}, "bilal": {1}}
+WRONG = {"Amina": {2, 5}, "Bilal": {1}}
 
 
 @pytest.fixture
 def instructor_browser(context, live_server, transactional_db):
-    instructor = factories.make_user("ustadha", is_staff=True)
+    instructor = factories.make_user("Ustadha", is_staff=True)
     instructor.user_permissions.add(*Permission.objects.filter(codename__in=REPORT_PERMISSIONS))
     support.sign_in(context, live_server.url, instructor)
     return instructor
@@ -54,7 +54,7 @@ def test_instructor_reads_two_learners_marks_in_both_languages(
     assert chart.locator("text.chart-count").all_text_contents().count("1") == 2
     _check(page, axe_source, screenshots_dir, f"admin-grades-{lang}")
 
-    rows.filter(has_text="amina").get_by_role("link", name="amina").click()
+    rows.filter(has_text="Amina").get_by_role("link", name="Amina", exact=True).click()
     expect(page.locator("#learner-attempts tbody tr")).to_have_count(1)
     _check(page, axe_source, screenshots_dir, f"admin-learner-record-{lang}")
 

@@ -107,7 +107,7 @@ def test_an_image_added_in_the_admin_shows_on_the_learners_step_in_both_language
     support.assert_accessible(page, axe_source, "the question's admin page with an image")
 
     context.clear_cookies()
-    support.sign_in(context, live_server.url, factories.make_user("amina"))
+    support.sign_in(context, live_server.url, factories.make_user("Amina"))
     page.add_init_script(_RECORD_VIOLATIONS)
     page.goto(f"/en/quizzes/{quiz.slug}/")
     page.get_by_role("button", name="Start quiz").click()

@@ -72,7 +72,7 @@ def _signer(context: BrowserContext, base_url: str):
     def signed_in():
         """The page's learner, signed in in this browser (made once per test)."""
         if not learner:
-            learner.append(factories.make_user("amina"))
+            learner.append(factories.make_user("Amina"))
             support.sign_in(context, base_url, learner[0])
         return learner[0]
 

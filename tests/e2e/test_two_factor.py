@@ -18,7 +18,7 @@ from tests.factories import PASSWORD, make_user
 
 def _staff():
     # An administrator: earlier browser tests flush the Instructors group away.
-    return make_user("ustadha", is_staff=True, is_superuser=True)
+    return make_user("Ustadha", is_staff=True, is_superuser=True)
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def _code(secret: str) -> str:
 def _sign_in_with_password(page: Page, next_path: str = "/en/admin/") -> None:
     page.goto(next_path)
     expect(page).to_have_url(re.compile(r"/en/accounts/login/\?next="))
-    page.get_by_label("Username").fill("ustadha")
+    page.get_by_label("Username").fill("ustadha")  # the account is "Ustadha"
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("main").get_by_role("button", name="Sign in", exact=True).click()
 

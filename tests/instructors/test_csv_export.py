@@ -61,7 +61,7 @@ def test_csv_action_streams_one_row_per_answer(instructor_client, quiz, attempts
     ]
     first = rows[0]
     assert first["quiz"] == quiz.slug
-    assert first["learner"] == "amina"
+    assert first["learner"] == "Amina"
     assert first["score"] == "2" and first["total"] == "3"
     assert first["question_prompt"] == "Question 1 prompt?"
     assert first["choice_text"] == "Choice 1.1"

@@ -33,10 +33,10 @@ def _url(quiz, suffix: str = "results/", lang: str = "en") -> str:
 def graded(quiz, learner, other_learner):
     """Two learners' attempts at three questions (choice 1 right); picks → score:
 
-    amina  a1 120 min ago  1 2 2  → 1/3
+    Amina  a1 120 min ago  1 2 2  → 1/3
            a2  60 min ago  1 1 1  → 3/3   (her best)
            a3  10 min ago  1 1 2  → 2/3   (her last)
-    bilal   b1  90 min ago  2 2 2  → 0/3
+    Bilal   b1  90 min ago  2 2 2  → 0/3
            b2   5 min ago  1      → in progress (his last)
     """
     return {
@@ -135,7 +135,7 @@ def test_report_page_shows_the_marks_with_words_not_only_symbols(instructor_clie
     assert response.status_code == 200
     rows = re.findall(r"<tr>\s*<th scope=\"row\">.*?</tr>", page, re.S)
     assert len(rows) == 2
-    amina = next(row for row in rows if "amina" in row)
+    amina = next(row for row in rows if "Amina" in row)
     marks = re.findall(r'class="visually-hidden">(Right|Wrong|Not answered)<', amina)
     assert marks == ["Right", "Wrong", "Wrong"]
     assert "✓" in amina and "✗" in amina
@@ -222,8 +222,8 @@ def test_csv_has_a_column_per_question_for_the_chosen_attempts(instructor_client
     header, *rows = _csv(response)
     assert header[-3:] == ["Q1", "Q2", "Q3"]
     assert [(row[1], row[2], row[6], row[7], row[8:]) for row in rows] == [
-        ("amina", "finished", "3", "3", ["1", "1", "1"]),
-        ("bilal", "finished", "0", "3", ["0", "0", "0"]),
+        ("Amina", "finished", "3", "3", ["1", "1", "1"]),
+        ("Bilal", "finished", "0", "3", ["0", "0", "0"]),
     ]
     assert rows[0][0] == str(graded["a2"].pk)
     assert rows[0][5] == "300"  # Five minutes.
@@ -445,4 +445,4 @@ def test_learner_record_lists_every_quiz_with_review_links(instructor_client, gr
     assert f"/en/admin/quizzes/quiz/{other_quiz.pk}/results/{elsewhere.pk}/" in page
     for name in ("a1", "a2", "a3"):
         assert f"/results/{graded[name].pk}/" in page
-    assert "bilal" not in page
+    assert "Bilal" not in page

@@ -64,7 +64,7 @@ def test_the_preview_lists_each_change_and_changes_nothing(instructor_client, re
     assert page.status_code == 200
     html = page.content.decode()
     assert "2 answers change" in html and "2 attempts’ scores change" in html
-    assert "amina" in html and "bilal" in html
+    assert "Amina" in html and "Bilal" in html
     assert "1 → 2" in html and "2 → 1" in html
     assert list(Answer.objects.order_by("pk").values()) == before
     assert not Regrade.objects.exists()
@@ -295,7 +295,7 @@ def test_the_trail_is_read_only_in_the_admin_and_on_the_learners_record(
     record = instructor_client.get(f"/en/admin/quizzes/regrade/{regrade.pk}/change/")
     learner_record = instructor_client.get(f"/en/admin/quizzes/quiz/learners/{amina.user_id}/")
 
-    assert listing.status_code == 200 and "amina" in listing.content.decode()
+    assert listing.status_code == 200 and "Amina" in listing.content.decode()
     assert record.status_code == 200 and 'name="_save"' not in record.content.decode()
     assert "Regraded on" in learner_record.content.decode()
     add = instructor_client.get("/en/admin/quizzes/regrade/add/")
@@ -345,7 +345,7 @@ def test_the_grades_csv_item_analysis_and_mastery_follow_a_regrade(instructor_cl
         lines = b"".join(response.streaming_content).decode().splitlines()
         rows = [line.split(",") for line in lines]
         score = rows[0].index("score")
-        return next(row[score] for row in rows[1:] if "amina" in row)
+        return next(row[score] for row in rows[1:] if "Amina" in row)
 
     def level() -> str:
         return quiz_levels(user_id=learner.pk, question_counts={quiz.pk: 2})[quiz.pk]

@@ -2,10 +2,11 @@
 
 import re
 from decimal import Decimal
+from io import StringIO
 
 import pytest
-from django.contrib.auth.models import Group
-from django.core.management import call_command
+from django.contrib.auth.models import Group, User
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -69,6 +70,32 @@ def test_make_instructor_command_gives_admin_access(client):
     assert user.is_staff and user.groups.filter(name="Instructors").exists()
     client.force_login(user)
     assert client.get("/en/admin/quizzes/quiz/").status_code == 200
+
+
+def test_make_instructor_finds_the_account_in_any_case_as_sign_in_does():
+    """An administrator types the name as the instructor says it: "nadia" is "Nadia"."""
+    user = make_user("Nadia")
+    out = StringIO()
+
+    call_command("make_instructor", "nadia", stdout=out)
+
+    user.refresh_from_db()
+    assert user.is_staff and user.groups.filter(name="Instructors").exists()
+    assert out.getvalue() == "Nadia is now an instructor and can sign in to /admin/.\n"
+    call_command("make_instructor", "NADIA", "--remove", stdout=out)
+    user.refresh_from_db()
+    assert not user.is_staff and not user.groups.exists()
+
+
+def test_make_instructor_asks_which_of_two_old_accounts_differing_in_case():
+    # Made before look-alike names were refused (bulk_create skips that check).
+    User.objects.bulk_create([User(username="Nadia"), User(username="NADIA")])
+
+    with pytest.raises(CommandError, match=r"Several users are named 'nadia' \(NADIA, Nadia\)"):
+        call_command("make_instructor", "nadia")
+    call_command("make_instructor", "NADIA", stdout=StringIO())  # the exact spelling is one
+
+    assert list(User.objects.filter(is_staff=True).values_list("username", flat=True)) == ["NADIA"]
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from quizzes.calibration import calibration
 from quizzes.models import ReviewAnswer, ReviewCard
 from quizzes.review.scheduler import card_of, card_record_quiz_answer, scheduler, to_fsrs
 from tests.factories import correct_choice, make_quiz, wrong_choice
-from tests.steps import post_answer
+from tests.steps import bystander_on, post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -129,9 +129,10 @@ def test_review_asks_for_a_level_once_the_learner_gave_one_in_a_quiz(learner, le
     plain = make_quiz(questions=1)
     card = review_card(learner, plain.questions.get())
     question = card.question
+    asking = make_quiz(questions=1, confidence="ask")
+    bystander_on(asking)  # who gave a level: asked in review, unlike this learner so far
     assert 'name="confidence"' not in learner_client.get("/en/review/").content.decode()
 
-    asking = make_quiz(questions=1, confidence="ask")
     attempt = attempt_start(user=learner, quiz=asking)
     post_answer(
         attempt, asking.questions.get(), choice=correct_choice(asking.questions.get()), confidence=2
@@ -148,11 +149,11 @@ def test_review_asks_for_a_level_once_the_learner_gave_one_in_a_quiz(learner, le
     for junk in ({}, {"confidence": "5"}, {"confidence": "x"}):
         response = learner_client.post("/en/review/", {**data, **junk})
         assert response.status_code == 422
-    assert not ReviewAnswer.objects.exists()
+    assert not ReviewAnswer.objects.filter(user=learner).exists()
     assert ReviewCard.objects.get(pk=card.pk).reviews == card.reviews
 
     learner_client.post("/en/review/", {**data, "confidence": "1"})
-    answer = ReviewAnswer.objects.get()
+    answer = ReviewAnswer.objects.get(user=learner)
     assert answer.confidence == 1 and answer.rating == Rating.Hard.value
     assert ReviewCard.objects.get(pk=card.pk).due == expected_due(card, Rating.Hard, MONDAY)
 
@@ -218,6 +219,7 @@ def test_calibration_counts_each_levels_answers_right_in_quizzes_and_reviews(
     learner, other_learner, learner_client
 ):
     quiz = make_quiz(questions=4, confidence="ask")
+    bystander_on(quiz)  # four misses very sure, a review answer very sure: none of them here
     q = list(quiz.questions.order_by("position"))
     attempt = attempt_start(user=learner, quiz=quiz)
     post_answer(attempt, q[0], choice=correct_choice(q[0]), confidence=3)

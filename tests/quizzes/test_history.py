@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from django.db import connection
 from django.test import Client
@@ -6,7 +8,7 @@ from django.utils import timezone
 from quizzes.attempts.services import attempt_start
 from quizzes.models import Attempt
 from tests.factories import correct_choice, make_quiz, wrong_choice
-from tests.steps import post_answer
+from tests.steps import bystander_on, post_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +25,7 @@ def finish(user, quiz, right: int) -> Attempt:
 
 def test_history_lists_every_attempt_newest_first_with_best_and_latest(learner_client, learner):
     quiz = make_quiz(questions=4, title_en="Pipelines")
+    theirs = Attempt.objects.get(user=bystander_on(quiz))  # 0 / 4, the oldest
     first = finish(learner, quiz, right=3)
     second = finish(learner, quiz, right=1)
     Attempt.objects.filter(pk=first.pk).update(started_at=timezone.now() - timezone.timedelta(1))
@@ -37,6 +40,9 @@ def test_history_lists_every_attempt_newest_first_with_best_and_latest(learner_c
     by_quiz = page.split("By quiz")[1].split("All attempts")[0]
     assert "3 / 4" in by_quiz and "1 / 4" in by_quiz  # best, latest
     assert page.count('class="score-bars__item"') == 2  # two attempts: bars, not a line
+    assert len(re.findall(r'href="/en/attempts/\d+/', page)) == 3
+    assert f"/en/attempts/{theirs.pk}/" not in page
+    assert "0 / 4" not in page
 
 
 def _chart(page: str) -> str:
@@ -158,6 +164,7 @@ def _rows_read(client, path: str) -> int:
 
 def test_the_by_quiz_summary_has_the_best_latest_and_count_of_many_attempts(learner):
     quiz = make_quiz(questions=3, title_en="Sharding")
+    bystander_on(quiz)  # 0 / 3, once: neither counted nor the latest
     scores = [1, 3, 2, 0, 2]
     for right in scores:
         finish(learner, quiz, right=right)

@@ -79,7 +79,7 @@ def test_a_wrong_key_fixed_raises_the_learners_who_answered_right(learner, other
     assert (preview.answer_count, preview.attempt_count, preview.answers_checked) == (2, 2, 4)
     change = preview.attempts[0].answers[0]
     assert (change.learner, change.position, change.old_fraction, change.new_fraction) == (
-        "amina",
+        "Amina",
         1,
         0,
         1,
@@ -339,7 +339,7 @@ def test_the_command_prints_each_changed_attempt_and_the_counts(learner, other_l
     dry = StringIO()
     call_command("regrade", quiz.slug, "--question", "1", "--dry-run", stdout=dry)
     assert dry.getvalue().splitlines() == [
-        f"attempt {amina.pk} amina 1 -> 2",
+        f"attempt {amina.pk} Amina 1 -> 2",
         "regrade: 1 answers, 1 attempts changed",
     ]
     amina.refresh_from_db()

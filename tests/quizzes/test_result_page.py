@@ -8,8 +8,10 @@ import pytest
 from quizzes.attempts.services import attempt_start, attempt_submit_all
 from quizzes.models import Quiz
 from tests.factories import correct_choice, make_mixed_quiz, make_quiz
+from tests.steps import bystander_on
 
-pytestmark = pytest.mark.django_db
+# Another learner with activity on the same quiz: none of it may show here (tests/conftest.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("among_others")]
 
 
 def step(attempt, number: int) -> str:
@@ -95,7 +97,9 @@ def _finish_with_misses(learner, quiz, wrong: int):
 def test_a_result_with_misses_points_to_the_spaced_review_of_them(
     learner, learner_client, lang, said
 ):
-    attempt = _finish_with_misses(learner, make_quiz(questions=8), wrong=3)
+    quiz = make_quiz(questions=8)
+    bystander_on(quiz)  # eight misses of their own, none of them this learner's to practise
+    attempt = _finish_with_misses(learner, quiz, wrong=3)
 
     page = result(learner_client, attempt, lang)
 
@@ -107,7 +111,9 @@ def test_a_result_with_misses_points_to_the_spaced_review_of_them(
 
 
 def test_a_result_without_misses_offers_no_practice(learner, learner_client):
-    attempt = _finish_with_misses(learner, make_quiz(questions=3), wrong=0)
+    quiz = make_quiz(questions=3)
+    bystander_on(quiz)
+    attempt = _finish_with_misses(learner, quiz, wrong=0)
 
     page = result(learner_client, attempt)
 

@@ -21,7 +21,8 @@ from quizzes.review.services import Review, review_answer_post, review_next
 from tests.factories import correct_choice, make_quiz, make_user, wrong_choice
 from tests.steps import post_answer as post_step_answer
 
-pytestmark = pytest.mark.django_db
+# Another learner with activity on the same quiz: none of it may show here (tests/conftest.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("among_others")]
 
 HX = {"HTTP_HX_REQUEST": "true"}
 MONDAY = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -52,7 +53,7 @@ def test_a_wrong_answer_in_a_quiz_creates_a_card_due_at_the_first_learning_step(
     first = miss_first_question(learner, quiz)
 
     card = ReviewCard.objects.get(user=learner, question=first)
-    answered_at = Answer.objects.get(question=first).answered_at
+    answered_at = Answer.objects.get(attempt__user=learner, question=first).answered_at
     assert card.due - answered_at == timedelta(minutes=1)  # REVIEW_LEARNING_STEPS_MINUTES
     assert card.state == ReviewCard.State.LEARNING
     assert card.reviews == 1
@@ -63,7 +64,7 @@ def test_right_answers_to_questions_without_a_card_create_none(learner, quiz):
     for question in quiz.questions.order_by("position"):
         answer(attempt, question, right=True)
 
-    assert not ReviewCard.objects.exists()
+    assert not ReviewCard.objects.filter(user=learner).exists()
 
 
 def test_a_miss_goes_through_minute_steps_then_days_further_each_time_and_relearns_in_minutes(
@@ -77,7 +78,7 @@ def test_a_miss_goes_through_minute_steps_then_days_further_each_time_and_relear
         is_correct=False,
         at=MONDAY,
     )
-    card = ReviewCard.objects.get()
+    card = ReviewCard.objects.get(user=learner)
     assert card.due == MONDAY + timedelta(minutes=1)
     intervals = []
     for right in (True, True, True, True, False, True):
@@ -104,7 +105,7 @@ def test_a_miss_goes_through_minute_steps_then_days_further_each_time_and_relear
 
 def test_a_later_quiz_answer_to_a_missed_question_moves_its_card(learner, quiz):
     first = miss_first_question(learner, quiz)
-    card = ReviewCard.objects.get(question=first)
+    card = ReviewCard.objects.get(user=learner, question=first)
 
     answer(attempt_start(user=make_user(), quiz=quiz), first, right=True)  # someone else
     card.refresh_from_db()
@@ -126,10 +127,13 @@ def test_a_question_deleted_takes_its_cards_and_reworded_content_keeps_them(lear
         "Reworded, same question?"
     )
 
-    Attempt.objects.filter(user=learner).delete()  # answered questions are protected
+    Attempt.objects.filter(quiz=quiz).delete()  # answered questions are protected
+    deleted = first.pk
     first.delete()
 
-    assert not ReviewCard.objects.exists()
+    assert not ReviewCard.objects.filter(question_id=deleted).exists()
+    # The bystander's cards of the other two questions stay (tests/conftest.py).
+    assert ReviewCard.objects.filter(question__quiz=quiz).count() == 2
 
 
 # --- The review page -------------------------------------------------------------------------
@@ -138,7 +142,7 @@ def test_a_question_deleted_takes_its_cards_and_reworded_content_keeps_them(lear
 @pytest.fixture
 def due_card(learner, quiz):
     first = miss_first_question(learner, quiz)
-    return due_now(ReviewCard.objects.get(question=first))
+    return due_now(ReviewCard.objects.get(user=learner, question=first))
 
 
 def post_answer(client, card, choice, **headers):
@@ -173,7 +177,7 @@ def test_answering_a_review_shows_the_feedback_and_moves_the_card_without_touchi
 
     response = post_answer(learner_client, due_card, correct_choice(due_card.question))
 
-    recorded = ReviewAnswer.objects.get()
+    recorded = ReviewAnswer.objects.get(user=due_card.user_id)
     assert response["Location"] == f"/en/review/answers/{recorded.pk}/"
     page = learner_client.get(response["Location"]).content.decode()
     assert "Correct." in page and due_card.question.explanation_en in page
@@ -193,18 +197,21 @@ def test_an_htmx_review_answer_swaps_the_feedback_in_place_with_its_own_address(
     assert response.status_code == 200
     body = response.content.decode()
     assert "Not quite." in body and "<html" not in body
-    assert response["HX-Push-Url"] == f"/en/review/answers/{ReviewAnswer.objects.get().pk}/"
+    assert (
+        response["HX-Push-Url"]
+        == f"/en/review/answers/{ReviewAnswer.objects.get(user=due_card.user_id).pk}/"
+    )
 
 
 def test_a_replayed_or_double_clicked_review_answer_moves_the_card_once(learner_client, due_card):
     first = post_answer(learner_client, due_card, wrong_choice(due_card.question))
     second = post_answer(learner_client, due_card, correct_choice(due_card.question))
 
-    assert ReviewAnswer.objects.count() == 1
+    assert ReviewAnswer.objects.filter(user=due_card.user_id).count() == 1
     assert second["Location"] == first["Location"]  # the recorded answer, unchanged
     due_card.refresh_from_db()
     assert due_card.reviews == 2
-    assert not ReviewAnswer.objects.get().is_correct
+    assert not ReviewAnswer.objects.get(user=due_card.user_id).is_correct
 
 
 def test_a_review_shown_before_a_quiz_answer_moved_the_card_is_shown_anew(
@@ -222,7 +229,7 @@ def test_a_review_shown_before_a_quiz_answer_moved_the_card_is_shown_anew(
     response = post_answer(learner_client, stale, correct_choice(due_card.question))
 
     assert response["Location"] == "/en/review/"
-    assert not ReviewAnswer.objects.exists()
+    assert not ReviewAnswer.objects.filter(user=learner).exists()
     messages = [str(m) for m in get_messages(response.wsgi_request)]
     assert "You answered this question elsewhere meanwhile; here it is again." in messages
 
@@ -230,7 +237,7 @@ def test_a_review_shown_before_a_quiz_answer_moved_the_card_is_shown_anew(
 def test_other_learners_review_questions_and_answers_do_not_exist(learner_client, quiz):
     other = make_user()
     first = miss_first_question(other, quiz)
-    card = due_now(ReviewCard.objects.get(question=first))
+    card = due_now(ReviewCard.objects.get(user=other, question=first))
     theirs = review_answer_post(
         user_id=other.pk,
         card_id=card.pk,
@@ -255,7 +262,7 @@ def test_a_choice_from_another_question_is_refused_and_changes_nothing(
     assert response.status_code == 409
     assert "Choose one of this question&#x27;s answers." in response.content.decode()
     due_card.refresh_from_db()
-    assert due_card.reviews == 1 and not ReviewAnswer.objects.exists()
+    assert due_card.reviews == 1 and not ReviewAnswer.objects.filter(user=due_card.user_id).exists()
 
 
 @pytest.mark.parametrize(
@@ -318,7 +325,7 @@ def test_the_next_due_time_is_said_as_the_learners_day_goes_without_a_zone(
     learner, learner_client, quiz, lang
 ):
     miss_first_question(learner, quiz)
-    ReviewCard.objects.update(due=datetime(2030, 3, 1, 14, 30, tzinfo=UTC))
+    ReviewCard.objects.filter(user=learner).update(due=datetime(2030, 3, 1, 14, 30, tzinfo=UTC))
 
     page = learner_client.get(f"/{lang}/review/").content.decode()
 
@@ -388,9 +395,9 @@ def test_a_learner_without_cards_is_told_how_review_works(learner_client):
 
 def test_the_navigation_shows_how_many_questions_are_due(learner_client, due_card, quiz):
     second = quiz.questions.get(position=2)
-    attempt = Attempt.objects.get()
+    attempt = Attempt.objects.get(user=due_card.user_id)
     answer(attempt, second, right=False)
-    due_now(ReviewCard.objects.get(question=second))
+    due_now(ReviewCard.objects.get(user=due_card.user_id, question=second))
 
     page = learner_client.get("/en/").content.decode()
 
@@ -414,7 +421,7 @@ def test_signed_out_visitors_are_sent_to_sign_in(client):
 
 def test_each_learner_sees_only_their_own_due_count(quiz):
     amina, bilal = make_user(), make_user()
-    due_now(ReviewCard.objects.get(question=miss_first_question(amina, quiz)))
+    due_now(ReviewCard.objects.get(user=amina, question=miss_first_question(amina, quiz)))
     client = Client()
     client.force_login(bilal)
 
@@ -427,7 +434,7 @@ def test_each_learner_sees_only_their_own_due_count(quiz):
 def test_the_badge_counts_a_card_as_it_falls_due_without_reading_the_cards_again(
     learner, quiz, django_assert_num_queries
 ):
-    due = ReviewCard.objects.get(question=miss_first_question(learner, quiz)).due
+    due = ReviewCard.objects.get(user=learner, question=miss_first_question(learner, quiz)).due
 
     assert review_due_badge(user_id=learner.pk, now=due - timedelta(minutes=1)) == 0
     with django_assert_num_queries(0):
@@ -468,7 +475,7 @@ def test_an_exam_finished_now_takes_a_card_that_fell_due_during_it_off_the_badge
 ):
     """Its answers were given before the card fell due; the badge counts by now."""
     question = miss_first_question(learner, quiz)
-    card = ReviewCard.objects.get(question=question)
+    card = ReviewCard.objects.get(user=learner, question=question)
     now = timezone.now()
     ReviewCard.objects.filter(pk=card.pk).update(due=now - timedelta(minutes=5))
     assert (
@@ -558,7 +565,7 @@ def retake_with_the_first_question_due(learner, quiz):
     answer(missed, first, right=False)
     for question in quiz.questions.exclude(pk=first.pk):
         answer(missed, question, right=True)
-    due_now(ReviewCard.objects.get(question=first))
+    due_now(ReviewCard.objects.get(user=learner, question=first))
     return first, attempt_start(user=learner, quiz=quiz)
 
 
@@ -581,7 +588,7 @@ def test_without_javascript_the_page_after_a_review_answer_counts_what_is_still_
     learner, learner_client, quiz
 ):
     first = miss_first_question(learner, quiz)
-    card = due_now(ReviewCard.objects.get(question=first))
+    card = due_now(ReviewCard.objects.get(user=learner, question=first))
     assert ">1</span>" in _nav_review(learner_client.get("/en/review/").content.decode())
 
     reviewed = post_answer(learner_client, card, correct_choice(first))

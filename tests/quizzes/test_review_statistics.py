@@ -15,6 +15,7 @@ from quizzes.models import ReviewAnswer, ReviewCard
 from quizzes.review.scheduler import card_of, card_record_quiz_answer
 from quizzes.statistics import review_statistics
 from tests.factories import make_quiz
+from tests.steps import bystander_on
 
 pytestmark = pytest.mark.django_db
 
@@ -24,8 +25,10 @@ NOW = datetime(2026, 11, 2, 22, 30, tzinfo=UTC)
 @pytest.fixture
 def cards(learner):
     """Five cards: overdue, due in 1 hour (the next day in Riyadh), in 3 days, in 40 days, and
-    one missed five days ago and not reviewed since (new, overdue)."""
+    one missed five days ago and not reviewed since (new, overdue); beside them, the bystander's
+    five of the same questions, all overdue, and their review answer."""
     quiz = make_quiz(questions=5)
+    bystander_on(quiz)
     questions = list(quiz.questions.order_by("position"))
     for question in questions:
         card_record_quiz_answer(
@@ -42,11 +45,13 @@ def cards(learner):
         NOW + timedelta(days=40),
     ]
     for question, due in zip(questions, dues, strict=False):
-        ReviewCard.objects.filter(question=question).update(
+        ReviewCard.objects.filter(user=learner, question=question).update(
             due=due, state=ReviewCard.State.REVIEW, reviews=4
         )
-    ReviewCard.objects.filter(question=questions[2]).update(state=ReviewCard.State.RELEARNING)
-    card = ReviewCard.objects.get(question=questions[0])
+    ReviewCard.objects.filter(user=learner, question=questions[2]).update(
+        state=ReviewCard.State.RELEARNING
+    )
+    card = ReviewCard.objects.get(user=learner, question=questions[0])
     for days_ago, right in ((2, True), (3, True), (4, False), (45, False)):
         ReviewAnswer.objects.create(
             user=learner,
@@ -74,7 +79,7 @@ def test_counts_per_day_reviews_retention_and_states(learner, cards):
 @time_machine.travel(NOW, tick=False)
 def test_days_are_the_learners_own(learner, cards):
     # 08:30 UTC on the 3rd: tomorrow in UTC, already today in Riyadh (01:30 on the 3rd now).
-    ReviewCard.objects.filter(question=cards[1]).update(due=NOW + timedelta(hours=10))
+    ReviewCard.objects.filter(user=learner, question=cards[1]).update(due=NOW + timedelta(hours=10))
 
     utc = review_statistics(user_id=learner.pk)
     with timezone.override(ZoneInfo("Asia/Riyadh")):

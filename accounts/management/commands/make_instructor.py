@@ -16,10 +16,18 @@ class Command(BaseCommand):
 
     def handle(self, *args, username: str, remove: bool, **options) -> None:
         User = get_user_model()
-        try:
-            user = User.objects.get(username=username)
-        except User.DoesNotExist as error:
-            raise CommandError(f"No user named {username!r}. Sign up first.") from error
+        # In any case, as sign-in finds the account (`amina` is `Amina`'s); the spelling typed
+        # first when accounts made before look-alikes were refused differ only in case.
+        found = User.objects.filter(username__iexact=username.strip())
+        user = found.filter(username=username.strip()).first() or (
+            found.first() if found.count() == 1 else None
+        )
+        if user is None:
+            if found.exists():
+                names = ", ".join(sorted(found.values_list("username", flat=True)))
+                raise CommandError(f"Several users are named {username!r} ({names}): say which.")
+            raise CommandError(f"No user named {username!r}. Sign up first.")
+        username = user.get_username()
         try:
             group = Group.objects.get(name=INSTRUCTORS)
         except Group.DoesNotExist as error:
