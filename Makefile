@@ -105,6 +105,6 @@ bench: install
 
 # Does a page's cost follow the page or the data? Each measure at a small and a 100× larger
 # size (bench/scale.py: PostgreSQL and Redis of their own, data made with COPY); the last line
-# is `bench: scale targets met` or `… MISSED: …`. About 8 minutes on two cores.
+# is `bench: scale targets met` or `… MISSED: …`. About 3 minutes on two idle cores.
 bench-scale: install
 	bash bench/run --data-scale
