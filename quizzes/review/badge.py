@@ -105,6 +105,12 @@ class DueSummary:
             return None
         return self.counts_at(moment)
 
+    def counts_due(self, dues: Iterable[datetime]) -> bool:
+        """Whether a card due at one of `dues` is counted as due now at some moment of this
+        summary's lifetime (due when it was read, or falling due within the minute after)."""
+        end = self.at + BADGE_SECONDS
+        return any(due.timestamp() <= end for due in dues)
+
     def counts_at(self, moment: float) -> DueCounts:
         """`DueCounts` at `moment` (POSIX seconds) within this summary's lifetime."""
         fallen = bisect.bisect_right(self.soon, moment)
@@ -190,7 +196,11 @@ def review_due_counts(
 ) -> DueCounts:
     """The one count of what is due (see `DueCounts`), from the learner's kept summary while
     it can say, else read again (one statement) and kept for BADGE_SECONDS; `fresh` reads it
-    again whatever is kept, for the pages that show the count beside what they offer."""
+    again whatever is kept, for the pages that show the count beside what they offer. A kept
+    summary's count due now is exact (a write that changes it forgets the summary:
+    `badge_forget_if_due_soon`); its count for later today and its next due time are as of
+    its read, which the review page makes in the same request (`review_next`) or just after a
+    write that forgot it."""
     now = now or timezone.now()
     key = _badge_key(user_id)
     if not fresh:
@@ -209,10 +219,18 @@ def review_due_badge(*, user_id: int, now: datetime | None = None) -> int:
 
 def badge_forget_if_due_soon(user_id: int, *dues: datetime) -> None:
     """After a write of the learner's cards (was and is due at `dues`): forget their kept
-    summary if one of those falls within its lifetime (from now, whenever the answers were
-    given), at once and again once the write is committed (a page read between the two would
-    have kept the summary before it)."""
-    if any(due <= timezone.now() + timedelta(seconds=BADGE_SECONDS) for due in dues):
-        key = _badge_key(user_id)
-        cache.delete(key)
-        transaction.on_commit(lambda: cache.delete(key))
+    summary if one of those falls within its minute (due when it was read, or falling due
+    before it expires), the only times that change the badge's count while it is kept.
+    Checked at once and again once the write is committed (a page read between the two kept
+    a summary of the cards before it). A card moved from and to later times leaves the kept
+    summary, and its count, as they are: a miss's card due in a minute costs the next page
+    no statement."""
+    key = _badge_key(user_id)
+
+    def forget_if_counted() -> None:
+        kept = cache.get(key)
+        if isinstance(kept, DueSummary) and kept.counts_due(dues):
+            cache.delete(key)
+
+    forget_if_counted()
+    transaction.on_commit(forget_if_counted)

@@ -142,6 +142,51 @@ def test_a_card_moved_away_just_before_it_falls_due_leaves_the_kept_count(learne
     assert review_due_badge(user_id=learner.pk, now=NOW + timedelta(seconds=40)) == 0
 
 
+@time_machine.travel(NOW, tick=False)
+def test_a_miss_whose_card_falls_due_after_the_kept_minute_costs_the_badge_no_read(
+    learner, django_assert_num_queries
+):
+    (question,) = make_quiz(questions=1).questions.all()
+    assert review_due_badge(user_id=learner.pk) == 0  # read at NOW and kept
+
+    # Missed in a quiz twenty seconds later: a card due a learning step after the miss, past
+    # the kept summary's minute, which therefore still says the count.
+    missed_at = NOW + timedelta(seconds=20)
+    with time_machine.travel(missed_at, tick=False):
+        card_record_quiz_answer(
+            None, user_id=learner.pk, question_id=question.pk, is_correct=False, at=missed_at
+        )
+    due = ReviewCard.objects.get(user=learner).due
+    assert due > NOW + timedelta(seconds=60)
+
+    with django_assert_num_queries(0):
+        assert review_due_badge(user_id=learner.pk, now=NOW + timedelta(seconds=50)) == 0
+    # The next minute's read sees it coming, and counts it as it falls due, without a read.
+    with django_assert_num_queries(1):
+        assert review_due_badge(user_id=learner.pk, now=NOW + timedelta(seconds=61)) == 0
+    with django_assert_num_queries(0):
+        assert review_due_badge(user_id=learner.pk, now=due - timedelta(seconds=1)) == 0
+        assert review_due_badge(user_id=learner.pk, now=due) == 1
+
+
+@time_machine.travel(NOW, tick=False)
+def test_a_card_moved_into_the_kept_minute_is_counted_when_it_falls_due(learner):
+    (card,) = cards_due(learner, NOW + timedelta(days=3))
+    assert review_due_badge(user_id=learner.pk) == 0
+
+    # Missed in a quiz: the card comes back within the kept summary's minute, which is
+    # forgotten, so the badge counts it as it falls due.
+    card_record_quiz_answer(
+        card_of(learner.pk, card.question_id),
+        user_id=learner.pk,
+        question_id=card.question_id,
+        is_correct=False,
+    )
+    due = ReviewCard.objects.get(pk=card.pk).due
+    assert due <= NOW + timedelta(seconds=60)
+    assert review_due_badge(user_id=learner.pk, now=due) == 1
+
+
 # --- The statistics against a plain reading of every row ------------------------------------
 
 
