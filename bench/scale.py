@@ -12,7 +12,8 @@ handler called in this process (bench/cpu.py's `served()` and `Site`):
   grades          an instructor's grades report, first page, quiz of 1,000 → 100,000 attempts
   grades-csv      the same report as CSV: CPU and peak memory
   item-analysis   the same quiz's item analysis: 10,000 → 1,000,000 answers
-  learner-record  the instructor's view of the 20- and the 2,000-attempt learner
+  learner-record  the instructor's view of a learner with one page of attempts (50, the
+                  report's page) and of the 2,000-attempt learner: pages of as many rows
 
 CPU per request is the site's whole: this process's CPU time (`time.process_time`) plus
 PostgreSQL's (every server process's user and system time from /proc, with the processes it
@@ -415,6 +416,9 @@ def _cards(user_id: int, questions: list[int], *, rng: random.Random) -> None:
 class Data:
     small_learner: dict[str, str]  # {"username", "session", "pk"}
     large_learner: dict[str, str]
+    # A learner with a page of attempts for the instructor's record (the small learner's 20
+    # fill less than its page of 50: the two pages would not show as many rows).
+    record_learner: dict[str, str]
     small_quiz: int  # grades quiz with SMALL_GRADES_ATTEMPTS attempts
     large_quiz: int
     answers: dict[str, int]  # "small", "large": the grades quizzes' answers
@@ -428,9 +432,11 @@ def build() -> Data:
 
     rng = random.Random(58)
     began = time.monotonic()
-    small, large = site_tasks.create(2, prefix="scale-learner-")
+    from quizzes.instructors.grades import PER_PAGE
+
+    small, large, record = site_tasks.create(3, prefix="scale-learner-")
     User = get_user_model()
-    for learner in (small, large):
+    for learner in (small, large, record):
         learner["pk"] = str(User.objects.get(username=learner["username"]).pk)
     history = _quizzes("scale-history", HISTORY_QUIZZES, QUESTIONS_PER_ATTEMPT, 4)
     cards = _quizzes("scale-cards", CARD_QUIZZES, CARD_QUESTIONS, 2)
@@ -440,6 +446,7 @@ def build() -> Data:
     # The two learners: their attempts (one per quiz, or a hundred) and cards.
     takers = [(int(small["pk"]), quiz) for quiz in history]
     takers += [(int(large["pk"]), quiz) for quiz in history for _ in range(HUNDRED)]
+    takers += [(int(record["pk"]), history[n % len(history)]) for n in range(PER_PAGE)]
     _attempts(takers, rng=rng, ability={})
     questions = [q for quiz in cards for q in quiz.questions]
     _cards(int(small["pk"]), questions[:SMALL_CARDS], rng=rng)
@@ -466,7 +473,7 @@ def build() -> Data:
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
     services.log(f"scale: data made and analysed in {time.monotonic() - began:.0f} s")
-    return Data(small, large, grades[0].pk, grades[1].pk, answers)
+    return Data(small, large, record, grades[0].pk, grades[1].pk, answers)
 
 
 # -- measuring --------------------------------------------------------------------------------
@@ -588,7 +595,7 @@ def measures(site: Site, data: Data) -> dict[str, tuple[Request, Request]]:
         "item-analysis": of_quiz("item-analysis/"),
         "learner-record": tuple(  # type: ignore[dict-item]
             instructor.get(f"/en/admin/quizzes/quiz/learners/{learner['pk']}/")
-            for learner in (data.small_learner, data.large_learner)
+            for learner in (data.record_learner, data.large_learner)
         ),
     }
 

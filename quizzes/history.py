@@ -32,13 +32,14 @@ class QuizSummary:
 def per_quiz(user) -> list[QuizSummary]:
     """Per quiz the learner finished: the best attempt (by percent), the latest, and a count.
 
-    One statement, ranked in the database: two attempts per quiz come back, whatever the
-    number of attempts (a learner's history costs what its page shows, not their past)."""
+    Ranked in the database over the learner's finished attempts, their ids and ranks alone
+    (a learner of 2,000 attempts sorts narrow rows, not 2,000 attempts with their quiz and
+    guide); then the two attempts per quiz it names are read with their quiz and guide. Two
+    statements, whatever the number of attempts."""
     by_quiz = {"partition_by": F("quiz_id")}
     ranked = (
         Attempt.objects.filter(user=user)
         .best_first()
-        .select_related("quiz__guide")
         .annotate(
             best_rank=Window(
                 RowNumber(),
@@ -51,17 +52,22 @@ def per_quiz(user) -> list[QuizSummary]:
             finished=Window(Count("pk"), **by_quiz),
         )
         .filter(Q(best_rank=1) | Q(latest_rank=1))
+        .order_by()
+        .values_list("pk", "best_rank", "latest_rank", "finished")
     )
+    ranks = list(ranked)
+    attempts = Attempt.objects.select_related("quiz__guide").in_bulk([pk for pk, *_ in ranks])
     summaries: dict[int, QuizSummary] = {}
-    for attempt in ranked:
+    for pk, best_rank, latest_rank, finished in ranks:
+        attempt = attempts[pk]
         summary = summaries.get(attempt.quiz_id)
         if summary is None:
             summary = summaries[attempt.quiz_id] = QuizSummary(
-                attempt.quiz, attempt, attempt, attempt.finished
+                attempt.quiz, attempt, attempt, finished
             )
-        if attempt.best_rank == 1:
+        if best_rank == 1:
             summary.best = attempt
-        if attempt.latest_rank == 1:
+        if latest_rank == 1:
             summary.latest = attempt
     return sorted(summaries.values(), key=lambda s: s.latest.finished_at, reverse=True)
 

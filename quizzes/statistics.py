@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from django.db.models import Case, Count, IntegerField, Min, Q, Value, When
+from django.db.models import Case, Count, Min, Q, Value, When
+from django.db.models.functions import Greatest, Least, TruncDate
 from django.utils import timezone
 
 from .models import ReviewAnswer, ReviewCard
@@ -64,41 +65,41 @@ def review_statistics(*, user_id: int, now: datetime | None = None) -> ReviewSta
     keeps it), and their review answers counted."""
     now = now or timezone.now()
     today = timezone.localdate(now)
-    # The learner's midnights ending today and each of the next DAYS_AHEAD days.
-    ends = [midnight_before(today + timedelta(days=n + 1)) for n in range(DAYS_AHEAD + 1)]
-    later_slot = DAYS_AHEAD + 1
-    slot = Case(
-        When(due__gte=ends[-1], then=Value(later_slot)),
-        *(When(due__lt=end, then=Value(n)) for n, end in enumerate(ends)),
-        output_field=IntegerField(),
+    # The day a card is due on, in the learner's time zone: overdue ones today, those after
+    # the next DAYS_AHEAD days on the day after them (one group of "later").
+    later_day = today + timedelta(days=DAYS_AHEAD + 1)
+    day = Least(
+        Greatest(TruncDate("due", tzinfo=timezone.get_current_timezone()), Value(today)),
+        Value(later_day),
     )
     first = Case(When(reviews__lte=1, then=Value(True)), default=Value(False))
     end_of_minute = now + timedelta(seconds=BADGE_SECONDS)
     groups = (
         offered(user_id)
         .order_by()
-        .values("state", slot=slot, first=first, falling=falling_due(now))
+        .values("state", day=day, first=first, falling=falling_due(now))
         .annotate(
             cards=Count("pk"),
             due_now=Count("pk", filter=Q(due__lte=now)),
             after=Min("due", filter=Q(due__gt=end_of_minute)),
         )
-        .values_list("state", "slot", "first", "falling", "cards", "due_now", "after")
+        .values_list("state", "day", "first", "falling", "cards", "due_now", "after")
     )
     counts = [0] * (DAYS_AHEAD + 2)
     states = dict.fromkeys(("new", "learning", "review", "relearning"), 0)
     summed = []
-    for state, day, is_first, falling, cards, due_now, after in groups:
-        counts[day] += cards
+    for state, due_day, is_first, falling, cards, due_now, after in groups:
+        offset = (due_day - today).days
+        counts[offset] += cards
         states[_state(state, first=is_first)] += cards
-        summed.append((falling, cards, due_now, cards if day == 0 else 0, after))
+        summed.append((falling, cards, due_now, cards if offset == 0 else 0, after))
     since = now - timedelta(days=RETENTION_DAYS)
     answers = ReviewAnswer.objects.filter(user_id=user_id).aggregate(
         reviews=Count("pk"),
         recent=Count("pk", filter=Q(answered_at__gte=since)),
         right=Count("pk", filter=Q(answered_at__gte=since, is_correct=True)),
     )
-    summary = summary_of(summed, at=now, midnight=ends[0])
+    summary = summary_of(summed, at=now, midnight=midnight_before(today + timedelta(days=1)))
     return ReviewStatistics(
         days=[DayDue(today + timedelta(days=n), count) for n, count in enumerate(counts[:-1])],
         later=counts[-1],
