@@ -126,7 +126,26 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The learner's step (quizzes/views/steps.py), written with Jinja2: jinja2/.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "NAME": "jinja2",
+        "DIRS": [BASE_DIR / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {
+            "environment": "quizzes.jinja_pages.environment",
+            "context_processors": [
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "quizzes.context_processors.frame",
+                "quizzes.context_processors.review_due",
+            ],
+        },
+    },
 ]
+# Which engine renders the learner's step: "django" (templates/) or "jinja2" (jinja2/).
+STEP_TEMPLATES = os.environ.get("DALEEL_STEP_TEMPLATES", "django")
 
 # Database: a SQLite file next to the code by default, any DATABASE_URL otherwise.
 DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")

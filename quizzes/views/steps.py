@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -176,6 +177,10 @@ def _render_step(
         "progress_percent": page.progress_percent,
         "deadline_grace_seconds": DEADLINE_GRACE_SECONDS,
     }
+    if settings.STEP_TEMPLATES == "jinja2":
+        fragment = request.htmx and not request.htmx.history_restore_request
+        template = "quizzes/take_step.html" if fragment else TAKE_TEMPLATE
+        return render(request, template, context, status=status, using="jinja2")
     template = page_or_fragment(request, TAKE_TEMPLATE, "step")
     return render(request, template, context, status=status)
 
