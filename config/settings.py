@@ -127,10 +127,11 @@ TEMPLATES = [
         },
     },
     {
-        # The learner's step (quizzes/views/steps.py), written with Jinja2: jinja2/.
+        # The learner's step (quizzes/views/steps.py) and its frame, written with Jinja2:
+        # quizzes/jinja2/ (quizzes/jinja_pages.py). Its strings: `make messages`, via Babel.
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "NAME": "jinja2",
-        "DIRS": [BASE_DIR / "jinja2"],
+        "DIRS": [BASE_DIR / "quizzes" / "jinja2"],
         "APP_DIRS": False,
         "OPTIONS": {
             "environment": "quizzes.jinja_pages.environment",
@@ -144,8 +145,6 @@ TEMPLATES = [
         },
     },
 ]
-# Which engine renders the learner's step: "django" (templates/) or "jinja2" (jinja2/).
-STEP_TEMPLATES = os.environ.get("DALEEL_STEP_TEMPLATES", "django")
 
 # Database: a SQLite file next to the code by default, any DATABASE_URL otherwise.
 DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")

@@ -1,4 +1,4 @@
-"""The Jinja2 environment of the learner's step (TEMPLATES' "jinja2" engine, jinja2/).
+"""The Jinja2 environment of the learner's step (TEMPLATES' "jinja2" engine, quizzes/jinja2/).
 
 The same functions as the Django templates' tags and filters (quizzes/templatetags/daleel.py,
 Django's own), as Jinja2 globals and filters; gettext through Jinja2's i18n extension,
@@ -7,11 +7,11 @@ new-style: a translated literal is not escaped, its %(name)s values are.
 
 from __future__ import annotations
 
+import jinja2
 from django.template import defaultfilters
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.dateformat import format as date_format
-import jinja2
 
 from .templatetags import daleel
 
@@ -33,8 +33,11 @@ def environment(**options) -> jinja2.Environment:
     options["undefined"] = jinja2.ChainableUndefined  # Django sets its own; ours chains
     env = jinja2.Environment(extensions=["jinja2.ext.i18n"], **options)
     env.install_gettext_callables(  # type: ignore[attr-defined]
-        translation.gettext, translation.ngettext, newstyle=True,
-        pgettext=translation.pgettext, npgettext=translation.npgettext,
+        translation.gettext,
+        translation.ngettext,
+        newstyle=True,
+        pgettext=translation.pgettext,
+        npgettext=translation.npgettext,
     )
     env.globals.update(
         url=_url,
