@@ -85,8 +85,14 @@ format: install
 
 # Update locale/ar from the templates and code, then compile; translate what is new in
 # between (the tests fail on any untranslated or fuzzy entry, or a stale .mo).
+# The Jinja2 templates' strings (quizzes/jinja2/, locale/babel.cfg) are extracted by Babel and merged in
+# with makemessages' own (msgmerge brings back the translations it had just set aside).
 messages: install
-	$(PY) manage.py makemessages --locale ar --no-location --ignore=.venv --ignore=staticfiles --ignore=tests --ignore=bench --ignore=node_modules
+	$(PY) manage.py makemessages --locale ar --no-location --keep-pot --ignore=.venv --ignore=staticfiles --ignore=tests --ignore=bench --ignore=node_modules
+	$(VENV)/bin/pybabel -q extract --no-location -F locale/babel.cfg -o locale/jinja2.pot quizzes/jinja2
+	msgcat --use-first locale/django.pot locale/jinja2.pot -o locale/django.pot
+	msgmerge -q --update --backup=none --previous --no-location locale/ar/LC_MESSAGES/django.po locale/django.pot
+	rm -f locale/django.pot locale/jinja2.pot
 	$(MAKE) compile-messages
 
 compile-messages: install

@@ -126,6 +126,24 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The learner's step (quizzes/views/steps.py) and its frame, written with Jinja2:
+        # quizzes/jinja2/ (quizzes/jinja_pages.py). Its strings: `make messages`, via Babel.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "NAME": "jinja2",
+        "DIRS": [BASE_DIR / "quizzes" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {
+            "environment": "quizzes.jinja_pages.environment",
+            "context_processors": [
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "quizzes.context_processors.frame",
+                "quizzes.context_processors.review_due",
+            ],
+        },
+    },
 ]
 
 # Database: a SQLite file next to the code by default, any DATABASE_URL otherwise.

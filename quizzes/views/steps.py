@@ -1,7 +1,8 @@
 """Taking a quiz: start or resume, one step at a time, finish, the result.
 
 Each view parses the request, makes one call to the attempt engine (quizzes/attempts/
-services.py) and renders what it returns: `quizzes/take.html` (its `step` partial for htmx).
+services.py) and renders what it returns: `quizzes/take.html` (`quizzes/take_step.html` for
+htmx), written with Jinja2 (quizzes/jinja2/, STEP_ENGINE).
 The path of an answer: `attempt_question` -> `services.attempt_answer` -> `_render_step`.
 """
 
@@ -44,6 +45,13 @@ from .common import (
 )
 
 TAKE_TEMPLATE = "quizzes/take.html"
+STEP_FRAGMENT = "quizzes/take_step.html"
+# The step's page and fragment are rendered with Jinja2 (quizzes/jinja2/quizzes/take.html and
+# take_step.html in quizzes/jinja2/base.html's frame): a fifth to a quarter less CPU for a whole
+# page than the Django templates (issue 58). templates/quizzes/take.html stays: the review and
+# preview pages include its partials, and tests/quizzes/test_step_jinja.py renders it
+# ("django") to pin the copy.
+STEP_ENGINE = "jinja2"
 # The countdown sends the learner to the result once the grace has passed too.
 DEADLINE_GRACE_SECONDS = round(DEADLINE_GRACE.total_seconds())
 
@@ -176,6 +184,10 @@ def _render_step(
         "progress_percent": page.progress_percent,
         "deadline_grace_seconds": DEADLINE_GRACE_SECONDS,
     }
+    if STEP_ENGINE == "jinja2":
+        fragment = request.htmx and not request.htmx.history_restore_request
+        template = STEP_FRAGMENT if fragment else TAKE_TEMPLATE
+        return render(request, template, context, status=status, using="jinja2")
     template = page_or_fragment(request, TAKE_TEMPLATE, "step")
     return render(request, template, context, status=status)
 

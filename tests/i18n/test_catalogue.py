@@ -321,3 +321,25 @@ def test_the_reviews_due_label_reads_after_its_number_in_arabic(count, arabic):
     with translation.override("ar"):
         text = ngettext("%(counter)s question due", "%(counter)s questions due", count)
         assert text % {"counter": count} == arabic
+
+
+def test_every_string_of_the_jinja2_templates_is_in_the_catalogue_and_translated(entries):
+    # The learner's step is written with Jinja2 (quizzes/jinja2/), whose strings Django's
+    # makemessages reads only as `_("…")` alone: `make messages` extracts them all with Babel
+    # (locale/babel.cfg). Each one, with its plural and context, must be in the catalogue,
+    # translated.
+    from babel.messages.extract import extract_from_dir
+
+    method_map = [("**.html", "jinja2")]
+    options = {"**.html": {"extensions": "jinja2.ext.i18n"}}
+    catalogue = {(e.msgctxt, e.msgid): e for e in entries[1:]}
+    folder = Path(settings.BASE_DIR) / "quizzes" / "jinja2"
+    found = list(extract_from_dir(folder, method_map, options))
+    assert len(found) > 40, "the Jinja2 templates' strings were not found"
+    missing = []
+    for _filename, _line, message, _comments, context in found:
+        singular, plural = (message, None) if isinstance(message, str) else message[:2]
+        entry = catalogue.get((context, singular))
+        if entry is None or entry.msgid_plural != plural or not all(entry.msgstr.values()):
+            missing.append((context, singular))
+    assert missing == []
