@@ -68,8 +68,12 @@ BROWSER_HEADERS = {"Accept-Encoding": "gzip, deflate, br", "Accept-Language": "e
 MIN_QUESTION_OF_FLOOR = 0.50
 MIN_ANSWER_OF_FLOOR = 0.28
 MIN_PAGE_OF_FLOOR = 0.35
-# The worst answer: the one that finishes an attempt, or a miss that writes its review card.
-MAX_QUERIES_ANSWER = 6
+# The worst answer: the last one, finishing the attempt (and looking for its LTI grade link),
+# that moves a review card due within the navigation's kept count's minute, which is then
+# read again for the count the answer's fragment swaps into the navigation: raised 6 → 7 on
+# purpose by issue 52 (point 11: the count updated with the answer), as tests/perf's budget
+# says (BUDGET["answer"] + 2). A miss whose card falls due later reads no count (issue 58).
+MAX_QUERIES_ANSWER = 7
 MAX_QUERIES_QUESTION = 2
 MAX_FRAGMENT_BYTES = 4 * 1024
 MAX_FIRST_PAGE_BYTES = 60 * 1024
