@@ -335,7 +335,9 @@ def main() -> None:
             for _ in range(20):
                 next(iterator)
         if args.profile:
-            profiler = cProfile.Profile(time.process_time if args.clock == "cpu" else None)
+            profiler = (
+                cProfile.Profile(time.process_time) if args.clock == "cpu" else cProfile.Profile()
+            )
             iterator = runs[args.profile]
             profiler.enable()
             for _ in range(args.requests):
