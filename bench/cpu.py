@@ -10,11 +10,17 @@ of a request (`time.process_time`, this process only) is the site's own.
   python -m bench.cpu --requests 500           more requests per phase
   python -m bench.cpu --profile question       cProfile of one phase, 40 lines by cumulative time
   python -m bench.cpu --rounds 3               phases interleaved, three rounds
+  python -m bench.cpu --phases catalog,search  these phases only (and the signed-in floor)
+  python -m bench.cpu --grow 10000             the site grown first as `make bench`'s catalog
+                                               phase grows it (bench/site_tasks.py catalog)
 
 Phases: healthz, signed-in (the floor of a request that knows its learner), question (a step
 as htmx's Next asks for it), page (a step as a whole page), answer (htmx's POST of an answer,
 walking attempts of the seed quizzes to their last answer), catalog (the first page, signed
-in). The ratios to the signed-in floor are printed as `make bench` prints its rates'.
+in), search (`make bench`'s catalog search, as htmx asks for its results). With `--grow N`,
+N more published quizzes and progress on them for the learners are made before the phases
+(untimed), so the catalog and the search are timed at the size `make bench` times them at
+(CATALOG_QUIZZES). The ratios to the signed-in floor are printed as `make bench` prints its rates'.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ if __package__ in (None, ""):  # run as a script: import bench.* from the projec
 
 from bench import services
 
-PHASES = ("healthz", "signed-in", "question", "page", "answer", "catalog")
+PHASES = ("healthz", "signed-in", "question", "page", "answer", "catalog", "search")
 
 
 class Site:
@@ -147,7 +153,8 @@ class Learners:
         from bench import site_tasks
 
         self.site = site
-        self.made = site_tasks.create(count, prefix=f"cpu{time.time_ns() % 10**8}")
+        self.prefix = f"cpu{time.time_ns() % 10**8}"
+        self.made = site_tasks.create(count, prefix=self.prefix)
         self.content = site_tasks.content()
         self.slugs = sorted(self.content)
 
@@ -185,6 +192,10 @@ def _timed(call: Callable[[], tuple[int, dict, bytes]], expect: int = 200) -> fl
     if status != expect:
         raise SystemExit(f"unexpected status {status} (expected {expect})")
     return spent
+
+
+def _servers_cpu() -> float:
+    return services.cpu_seconds("postgres") + services.cpu_seconds("redis")
 
 
 def phases(site: Site, learners: Learners, requests: int) -> dict[str, Iterator[float]]:
@@ -260,6 +271,18 @@ def phases(site: Site, learners: Learners, requests: int) -> dict[str, Iterator[
         while True:
             yield _timed(lambda: site.call("GET", "/en/", cookies=cookies))
 
+    def search() -> Iterator[float]:
+        from bench.benchmark import CATALOG_SEARCH
+
+        path, query = CATALOG_SEARCH.split("?")
+        cookies = learners.cookies(2)
+        while True:
+            yield _timed(
+                lambda: site.call(
+                    "GET", path, query=query, cookies=cookies, headers={"HX-Request": "true"}
+                )
+            )
+
     return {
         "healthz": healthz(),
         "signed-in": signed_in(),
@@ -267,6 +290,7 @@ def phases(site: Site, learners: Learners, requests: int) -> dict[str, Iterator[
         "page": page(),
         "answer": answer(),
         "catalog": catalog(),
+        "search": search(),
     }
 
 
@@ -276,16 +300,44 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", choices=PHASES, help="cProfile this phase instead")
     parser.add_argument("--lines", type=int, default=40)
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="the profile's clock: cpu leaves out the time spent waiting for PostgreSQL",
+    )
+    parser.add_argument(
+        "--phases",
+        default=",".join(PHASES),
+        help="the phases timed, comma-separated (signed-in always: the floor)",
+    )
+    parser.add_argument(
+        "--grow", type=int, default=0, metavar="N", help="N more quizzes first, as make bench"
+    )
     args = parser.parse_args()
 
     with served() as site:
         learners = Learners(site, count=2000)
-        runs = phases(site, learners, args.requests)
+        if args.grow:
+            from bench import site_tasks
+
+            made = site_tasks.catalog(args.grow, prefix=learners.prefix)
+            print(f"grown: {made['quizzes']} more quizzes, {made['attempts']} attempts on them")
+        wanted = {"signed-in", args.profile, *args.phases.split(",")} - {None}
+        if unknown := wanted - set(PHASES):
+            parser.error(f"unknown phases: {', '.join(sorted(unknown))}")
+        runs = {
+            name: run
+            for name, run in phases(site, learners, args.requests).items()
+            if name in wanted
+        }
         for iterator in runs.values():  # warm: imports, caches, the pool's connection
             for _ in range(20):
                 next(iterator)
         if args.profile:
-            profiler = cProfile.Profile()
+            profiler = (
+                cProfile.Profile(time.process_time) if args.clock == "cpu" else cProfile.Profile()
+            )
             iterator = runs[args.profile]
             profiler.enable()
             for _ in range(args.requests):
@@ -298,13 +350,22 @@ def main() -> None:
             stats.sort_stats("tottime").print_stats(args.lines)
             return
         samples: dict[str, list[float]] = {name: [] for name in runs}
+        # The CPU PostgreSQL and Redis spend for each phase's requests (their processes'
+        # clock ticks, too coarse for one request: summed over a phase's batches).
+        servers = dict.fromkeys(runs, 0.0)
         for _round in range(args.rounds):
             for name, iterator in runs.items():  # interleaved: noise weighs on all alike
+                before = _servers_cpu()
                 samples[name].extend(next(iterator) for _ in range(args.requests))
+                servers[name] += _servers_cpu() - before
         floor = _median_ms(samples["signed-in"])
-        for name in PHASES:
+        for name in runs:
             ms = _median_ms(samples[name])
-            print(f"{name:10} {ms:7.2f} ms CPU/request   {floor / ms:5.2f} of the signed-in floor")
+            database = 1000 * servers[name] / len(samples[name])
+            print(
+                f"{name:10} {ms:7.2f} ms CPU/request   {floor / ms:5.2f} of the signed-in floor"
+                f"   PostgreSQL and Redis {database:5.2f} ms/request"
+            )
 
 
 if __name__ == "__main__":

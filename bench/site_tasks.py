@@ -8,8 +8,9 @@
   scores FILE      {pk: score (a decimal, as a string) or null if unfinished} for the
                    attempt ids listed in FILE
   edit SLUG N TEXT question N's English prompt becomes TEXT, saved as the admin saves it
-  catalog N        N more published quizzes (bulk_create) over 50 guides, and progress on
-                   them for the first learners: prints {"quizzes", "attempts"}
+  catalog N [PREFIX]  N more published quizzes (bulk_create) over 50 guides, and progress
+                   on them for the first learners (those named PREFIX…, "learner" unless
+                   given): prints {"quizzes", "attempts"}
   two-factor NAME PASSWORD  a learner NAME with an authenticator app: prints {"secret"}
 
 Learners get sessions the way Django's test client's force_login makes them (the session
@@ -140,9 +141,10 @@ def edit(slug: str, position: int, prompt: str) -> dict[str, str]:
     return {"edited": str(question)}
 
 
-def catalog(count: int) -> dict[str, int]:
+def catalog(count: int, prefix: str = "learner") -> dict[str, int]:
     """`count` published quizzes of two questions each, over 50 guides, and attempts on them
-    (finished and in progress) for the first 40 learners, as a growing site would have."""
+    (finished and in progress) for the first 40 learners named `prefix`…, as a growing site
+    would have."""
     guides = Guide.objects.bulk_create(
         Guide(
             slug=f"bench-guide-{n}",
@@ -186,7 +188,7 @@ def catalog(count: int) -> dict[str, int]:
     )
     content_changed(quiz=made)  # as an import does: the catalog's generation moves
     now = timezone.now()
-    learners = get_user_model().objects.filter(username__startswith="learner").order_by("pk")
+    learners = get_user_model().objects.filter(username__startswith=prefix).order_by("pk")
     attempts = []
     for number, user in enumerate(learners[:40]):
         for k in range(30):
@@ -233,7 +235,7 @@ if __name__ == "__main__":
     elif command == "scores":
         result = scores(args[0])
     elif command == "catalog":
-        result = catalog(int(args[0]))
+        result = catalog(int(args[0]), *args[1:2])
     elif command == "two-factor":
         result = two_factor(args[0], args[1])
     elif command == "edit":

@@ -41,9 +41,8 @@ from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from .content import catalog_generation
-from .mastery import Level, answered_quiz_levels, guide_levels, quiz_levels
+from .mastery import Level, answered_quiz_levels, attempts_and_levels, guide_levels
 from .models import (
-    PROGRESS_COLUMNS,
     Attempt,
     Guide,
     Quiz,
@@ -264,22 +263,16 @@ def _for_learner(
     if not user.is_authenticated or not shared.quizzes:
         cards = [CatalogCard(quiz=quiz) for quiz in shared.quizzes]
         return Listing(page=page, cards=cards, show_guide=show_guide)
-    ids = [quiz.pk for quiz in shared.quizzes]
-    progress = progress_of_attempts(
-        Attempt.objects.filter(user_id=user.pk, quiz_id__in=ids)
-        .order_by()
-        .values(*PROGRESS_COLUMNS)
-    )
     # Mastery comes from answers, and a quiz never attempted has none (a review card comes
-    # from a quiz's answer): only the quizzes attempted are asked about, often none.
-    levels = quiz_levels(
+    # from a quiz's answer): only the quizzes attempted have a level.
+    attempts, levels = attempts_and_levels(
         user_id=user.pk,
         question_counts={
-            quiz.pk: quiz.question_count  # type: ignore[attr-defined]
+            quiz.pk: quiz.question_count or 0  # type: ignore[attr-defined]
             for quiz in shared.quizzes
-            if quiz.pk in progress
         },
     )
+    progress = progress_of_attempts(attempts)
     cards = [
         CatalogCard(
             quiz=quiz,

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import models
+from django.db import connection, models
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from .models import Answer, Question, ReviewAnswer
+# The step's readers of a driver's values, one rule for SQLite and PostgreSQL.
+from .attempts.state import _decimal, _when
+from .models import PROGRESS_COLUMNS, Answer, Question, Quiz, ReviewAnswer
 
 FAMILIAR_SHARE = 0.7
 RETAINED_AFTER = timedelta(days=1)
@@ -108,27 +110,32 @@ def _records(user_id: int, scope: Q) -> dict[int, tuple[int, int, QuestionRecord
     """Per question answered in `scope`: its quiz, its guide and its record. One statement."""
     found: dict[int, tuple[int, int, QuestionRecord]] = {}
     for row in _answers_in(user_id, scope):
-        question_id = row["question_id"]
-        if question_id not in found:
-            found[question_id] = (
-                row["question__quiz_id"],
-                row["question__quiz__guide_id"],
-                QuestionRecord(),
-            )
-        record = found[question_id][2]
-        record.answered = True
-        # The latest answer: right when it is as late as the latest right one.
-        if record.latest_at is None or row["latest_at"] > record.latest_at:
-            record.latest_at, record.latest_right = row["latest_at"], False
-        first, last = row["first_right_at"], row["latest_right_at"]
-        if first is None:
-            continue
-        if last >= record.latest_at:
-            record.latest_right = True
-        record.first_right_at = min(first, record.first_right_at or first)
-        record.latest_right_at = max(last, record.latest_right_at or last)
-        record.retained = record.latest_right_at - record.first_right_at >= RETAINED_AFTER
+        _add(found, row)
     return found
+
+
+def _add(found: dict[int, tuple[int, int, QuestionRecord]], row: Mapping[str, Any]) -> None:
+    """A row of `_answers_in` added to the records of `found`."""
+    question_id = row["question_id"]
+    if question_id not in found:
+        found[question_id] = (
+            row["question__quiz_id"],
+            row["question__quiz__guide_id"],
+            QuestionRecord(),
+        )
+    record = found[question_id][2]
+    record.answered = True
+    # The latest answer: right when it is as late as the latest right one.
+    if record.latest_at is None or row["latest_at"] > record.latest_at:
+        record.latest_at, record.latest_right = row["latest_at"], False
+    first, last = row["first_right_at"], row["latest_right_at"]
+    if first is None:
+        return
+    if last >= record.latest_at:
+        record.latest_right = True
+    record.first_right_at = min(first, record.first_right_at or first)
+    record.latest_right_at = max(last, record.latest_right_at or last)
+    record.retained = record.latest_right_at - record.first_right_at >= RETAINED_AFTER
 
 
 def quiz_levels(*, user_id: int, question_counts: Mapping[int, int]) -> dict[int, Level]:
@@ -143,6 +150,77 @@ def quiz_levels(*, user_id: int, question_counts: Mapping[int, int]) -> dict[int
     return {
         quiz_id: level_of(per_quiz[quiz_id], count) for quiz_id, count in question_counts.items()
     }
+
+
+# A page of the catalog for one learner, in one literal statement: their attempts of the page's
+# quizzes (PROGRESS_COLUMNS) and, per question of those quizzes they answered, what
+# `_answers_in` sums, by the same rule (an exam's answers only once it is finished). Written
+# out because the ORM's building of that UNION of sums cost a page more CPU than running it.
+_PAGE = """
+SELECT 'attempt', a.quiz_id, NULL, a.finished_at, a.deadline, a.score, a.total, NULL, NULL, NULL
+  FROM quizzes_attempt a
+ WHERE a.user_id = %s AND a.quiz_id IN ({quizzes})
+UNION ALL
+SELECT 'answer', q.quiz_id, r.question_id, NULL, NULL, NULL, NULL, MAX(r.answered_at),
+       MIN(CASE WHEN r.is_correct THEN r.answered_at END),
+       MAX(CASE WHEN r.is_correct THEN r.answered_at END)
+  FROM quizzes_answer r
+  JOIN quizzes_attempt a ON a.id = r.attempt_id
+  JOIN quizzes_question q ON q.id = r.question_id
+ WHERE a.user_id = %s AND q.quiz_id IN ({quizzes})
+   AND NOT (a.feedback = %s AND a.finished_at IS NULL)
+ GROUP BY q.quiz_id, r.question_id
+UNION ALL
+SELECT 'review', q.quiz_id, v.question_id, NULL, NULL, NULL, NULL, MAX(v.answered_at),
+       MIN(CASE WHEN v.is_correct THEN v.answered_at END),
+       MAX(CASE WHEN v.is_correct THEN v.answered_at END)
+  FROM quizzes_reviewanswer v
+  JOIN quizzes_question q ON q.id = v.question_id
+ WHERE v.user_id = %s AND q.quiz_id IN ({quizzes})
+ GROUP BY q.quiz_id, v.question_id
+"""
+_SCORE = _decimal(4)  # Attempt.score's places
+
+
+def attempts_and_levels(
+    *, user_id: int, question_counts: Mapping[int, int]
+) -> tuple[list[dict[str, Any]], dict[int, Level]]:
+    """The learner's attempts of the quizzes in `question_counts` (rows of PROGRESS_COLUMNS,
+    for progress_of_attempts) and the levels of those they attempted, given each quiz's number
+    of questions, as `quiz_levels` gives them. One statement."""
+    if not question_counts:
+        return [], {}
+    quiz_ids = list(question_counts)
+    sql = _PAGE.format(quizzes=", ".join(["%s"] * len(quiz_ids)))
+    params = [user_id, *quiz_ids, user_id, *quiz_ids, Quiz.Feedback.DEFERRED.value, user_id]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *quiz_ids])
+        rows = cursor.fetchall()
+    attempts: list[dict[str, Any]] = []
+    found: dict[int, tuple[int, int, QuestionRecord]] = {}
+    for kind, quiz_id, question_id, finished, deadline, score, total, *times in rows:
+        if kind == "attempt":
+            values = (quiz_id, _when(finished), _when(deadline), _SCORE(score), total)
+            attempts.append(dict(zip(PROGRESS_COLUMNS, values, strict=True)))
+            continue
+        latest, first_right, latest_right = (_when(value) for value in times)
+        row = {
+            "question_id": question_id,
+            "question__quiz_id": quiz_id,
+            "question__quiz__guide_id": None,
+            "latest_at": latest,
+            "first_right_at": first_right,
+            "latest_right_at": latest_right,
+        }
+        _add(found, row)
+    attempted = {attempt["quiz_id"] for attempt in attempts}
+    per_quiz: dict[int, list[QuestionRecord]] = defaultdict(list)
+    for quiz_id, _guide, record in found.values():
+        per_quiz[quiz_id].append(record)
+    levels = {
+        quiz_id: level_of(per_quiz[quiz_id], question_counts[quiz_id]) for quiz_id in attempted
+    }
+    return attempts, levels
 
 
 def answered_quiz_levels(*, user_id: int) -> dict[int, Level]:

@@ -3,11 +3,26 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 
-from quizzes.mastery import Level, QuestionRecord, guide_levels, level_of, quiz_levels
-from quizzes.models import Answer, Attempt, ReviewAnswer, ReviewCard
+from quizzes.mastery import (
+    Level,
+    QuestionRecord,
+    attempts_and_levels,
+    guide_levels,
+    level_of,
+    quiz_levels,
+)
+from quizzes.models import (
+    PROGRESS_COLUMNS,
+    Answer,
+    Attempt,
+    ReviewAnswer,
+    ReviewCard,
+    progress_of_attempts,
+)
 from tests.factories import correct_choice, make_guide, make_quiz, wrong_choice
 
 DAY = timedelta(days=1)
@@ -150,3 +165,76 @@ def test_a_question_right_again_a_day_later_is_retained_whatever_order_answers_c
     # The database sums answers without an order: the latest right, then an earlier one.
     assert record((True, T0 + DAY + DAY / 4), (True, T0 + DAY / 2), (True, T0)).retained
     assert not record((True, T0 + DAY / 2), (True, T0)).retained
+
+
+@pytest.mark.django_db
+def test_a_catalog_page_reads_the_progress_and_levels_the_orm_reads(learner, other_learner):
+    """The catalog's one literal statement (attempts_and_levels) against progress_of_attempts
+    over the ORM and quiz_levels: attempts finished, in progress and past their deadline,
+    reviews, an exam not finished yet, another learner's answers, and a quiz not attempted."""
+    practice, exam, reviewed, untouched = (make_quiz(questions=2) for _ in range(4))
+    done = Attempt.objects.create(user=learner, quiz=practice, started_at=T0, finished_at=T0)
+    done.score, done.total = Decimal("1.5"), 2
+    done.save()
+    for question, right in zip(practice.questions.order_by("position"), (True, False), strict=True):
+        answer(done, question, right=right)
+    Attempt.objects.create(user=learner, quiz=practice, started_at=T0 + DAY)
+    # An exam in progress: its answers say nothing yet.
+    open_exam = Attempt.objects.create(user=learner, quiz=exam, started_at=T0, feedback="deferred")
+    answer(open_exam, exam.questions.order_by("position")[0], right=True)
+    # Right in the attempt, right again a day later in a review, both questions: mastered.
+    taken = Attempt.objects.create(user=learner, quiz=reviewed, started_at=T0, finished_at=T0)
+    for revision, question in enumerate(reviewed.questions.all(), start=1):
+        answer(taken, question, right=True)
+        card = ReviewCard.objects.create(user=learner, question=question, due=T0, state=2)
+        ReviewAnswer.objects.create(
+            user=learner,
+            question=question,
+            card=card,
+            revision=revision,
+            is_correct=True,
+            answered_at=T0 + 2 * DAY,
+        )
+    theirs = Attempt.objects.create(user=other_learner, quiz=untouched, started_at=T0)
+    answer(theirs, untouched.questions.order_by("position")[0], right=True)
+    # Past its deadline, not answered: over, and nothing of the other learner's counts.
+    Attempt.objects.create(
+        user=learner, quiz=untouched, started_at=T0, deadline=T0 + timedelta(minutes=5)
+    )
+    counts = {quiz.pk: 2 for quiz in (practice, exam, reviewed, untouched)}
+
+    attempts, levels = attempts_and_levels(user_id=learner.pk, question_counts=counts)
+
+    by_orm = progress_of_attempts(
+        Attempt.objects.filter(user=learner, quiz_id__in=counts).values(*PROGRESS_COLUMNS)
+    )
+    assert progress_of_attempts(attempts) == by_orm
+    assert by_orm[practice.pk] | {"best_score": None} == {
+        "in_progress": 1,
+        "overdue": 0,
+        "finished": 1,
+        "best_score": None,
+        "best_total": 2,
+    }
+    assert by_orm[practice.pk]["best_score"] == Decimal("1.5")
+    assert by_orm[untouched.pk]["overdue"] == 1
+    attempted = {pk: count for pk, count in counts.items() if pk in by_orm}
+    assert levels == quiz_levels(user_id=learner.pk, question_counts=attempted)
+    assert levels == {
+        practice.pk: Level.ATTEMPTED,
+        exam.pk: Level.NOT_STARTED,
+        reviewed.pk: Level.MASTERED,
+        untouched.pk: Level.NOT_STARTED,
+    }
+
+
+@pytest.mark.django_db
+def test_a_card_shows_no_level_for_an_exam_until_it_is_finished(learner, learner_client):
+    exam = make_quiz(questions=1)
+    attempt = Attempt.objects.create(user=learner, quiz=exam, started_at=T0, feedback="deferred")
+    answer(attempt, exam.questions.get(), right=True)
+    assert "Mastery:" not in learner_client.get("/en/").content.decode()
+
+    attempt.finished_at, attempt.score, attempt.total = T0, 1, 1
+    attempt.save()
+    assert "Mastery: Proficient" in learner_client.get("/en/").content.decode()
