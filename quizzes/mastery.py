@@ -24,8 +24,7 @@ from django.db import connection, models
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
-# The step's readers of a driver's values, one rule for SQLite and PostgreSQL.
-from .attempts.state import _decimal, _when
+from .attempts.state import read_decimal, read_when
 from .models import PROGRESS_COLUMNS, Answer, Question, Quiz, ReviewAnswer
 
 FAMILIAR_SHARE = 0.7
@@ -179,7 +178,7 @@ SELECT 'review', q.quiz_id, v.question_id, NULL, NULL, NULL, NULL, MAX(v.answere
  WHERE v.user_id = %s AND q.quiz_id IN ({quizzes})
  GROUP BY q.quiz_id, v.question_id
 """
-_SCORE = _decimal(4)  # Attempt.score's places
+_SCORE = read_decimal(4)  # Attempt.score's places
 
 
 def attempts_and_levels(
@@ -200,10 +199,10 @@ def attempts_and_levels(
     found: dict[int, tuple[int, int, QuestionRecord]] = {}
     for kind, quiz_id, question_id, finished, deadline, score, total, *times in rows:
         if kind == "attempt":
-            values = (quiz_id, _when(finished), _when(deadline), _SCORE(score), total)
+            values = (quiz_id, read_when(finished), read_when(deadline), _SCORE(score), total)
             attempts.append(dict(zip(PROGRESS_COLUMNS, values, strict=True)))
             continue
-        latest, first_right, latest_right = (_when(value) for value in times)
+        latest, first_right, latest_right = (read_when(value) for value in times)
         row = {
             "question_id": question_id,
             "question__quiz_id": quiz_id,

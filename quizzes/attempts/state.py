@@ -344,7 +344,9 @@ def quiz_availability(
 _FIFTEEN_DIGITS = decimal.Context(prec=15)
 
 
-def _when(value: Any) -> datetime | None:
+def read_when(value: Any) -> datetime | None:
+    """A datetime column's value as either driver gives it, aware (shared with
+    `mastery.attempts_and_levels`, the other literal statement)."""
     if value is None:
         return None
     parsed = value if isinstance(value, datetime) else parse_datetime(value)
@@ -353,7 +355,8 @@ def _when(value: Any) -> datetime | None:
     return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
 
 
-def _decimal(places: int) -> Callable[[Any], Decimal | None]:
+def read_decimal(places: int) -> Callable[[Any], Decimal | None]:
+    """A reader of a decimal column with `places` places, as either driver gives it."""
     exponent = Decimal(1).scaleb(-places)
 
     def read(value: Any) -> Decimal | None:
@@ -380,19 +383,19 @@ _ATTEMPT = [
     ("a.id", "pk", _as_is),
     ("a.user_id", "user_id", _as_is),
     ("a.quiz_id", "quiz_id", _as_is),
-    ("a.started_at", "started_at", _when),
-    ("a.finished_at", "finished_at", _when),
-    ("a.score", "score", _decimal(4)),
+    ("a.started_at", "started_at", read_when),
+    ("a.finished_at", "finished_at", read_when),
+    ("a.score", "score", read_decimal(4)),
     ("a.total", "total", _as_is),
     ("a.feedback", "feedback", _as_is),
-    ("a.deadline", "deadline", _when),
+    ("a.deadline", "deadline", read_when),
     ("a.choice_order", "choice_order", _json),
     ("a.question_order", "question_order", _json),
     ("a.confidence", "confidence", _as_is),
-    ("a.cbm_score", "cbm_score", _decimal(4)),
-    ("a.regraded_at", "regraded_at", _when),
-    ("a.score_before_regrade", "score_before_regrade", _decimal(4)),
-    ("q.updated_at", "version", _when),
+    ("a.cbm_score", "cbm_score", read_decimal(4)),
+    ("a.regraded_at", "regraded_at", read_when),
+    ("a.score_before_regrade", "score_before_regrade", read_decimal(4)),
+    ("q.updated_at", "version", read_when),
 ]
 _ANSWER = [
     ("r.id", "answer_pk", _as_is),
@@ -401,24 +404,24 @@ _ANSWER = [
     ("r.correct_choice_id", "correct_choice_id", _as_is),
     ("r.choice_ids", "choice_ids", _json),
     ('r."key"', "key", _json),
-    ("r.number", "number", _decimal(10)),
-    ("r.fraction", "fraction", _decimal(4)),
+    ("r.number", "number", read_decimal(10)),
+    ("r.fraction", "fraction", read_decimal(4)),
     ("r.is_correct", "is_correct", bool),
-    ("r.answered_at", "answered_at", _when),
+    ("r.answered_at", "answered_at", read_when),
     ("r.text", "text", _as_is),
     ("r.arrangement", "arrangement", _json),
     ("r.confidence", "answer_confidence", _as_is),
 ]
 _CARD = [
     ("c.id", "card_pk", _as_is),
-    ("c.due", "due", _when),
+    ("c.due", "due", read_when),
     ("c.state", "state", _as_is),
     ("c.step", "step", _as_is),
     ("c.stability", "stability", _as_is),
     ("c.difficulty", "difficulty", _as_is),
-    ("c.last_review", "last_review", _when),
+    ("c.last_review", "last_review", read_when),
     ("c.reviews", "reviews", _as_is),
-    ("c.created_at", "created_at", _when),
+    ("c.created_at", "created_at", read_when),
     ("c.sure_miss", "sure_miss", bool),
 ]
 
