@@ -11,12 +11,15 @@
   school's address does not lock the class out.
 - Increment, then decide (accounts.limits): a sign-in takes its place under the client's
   limit (or its browser's) and under the username's lockout before its password is checked,
-  and gives them back unless it failed. Concurrent sign-ins cannot pass either limit.
+  and gives them back unless it failed. Concurrent sign-ins cannot pass either limit; those
+  past the lockout only because others are still in flight wait for them (_in_flight).
 - One authentication backend checks the password (allauth's; settings), so a failed sign-in
   hashes it once.
 """
 
 from __future__ import annotations
+
+import time
 
 from allauth.account import views as allauth_views
 from axes.handlers.proxy import AxesProxyHandler
@@ -39,6 +42,10 @@ ACCOUNT_GROUP = "sign-in-in-flight"
 # Set on the request by the sign-in page, which counts its own failures: a list the receiver
 # below marks when the password was wrong.
 COUNTED = "sign_in_counted"
+# How long a sign-in waits for others in flight (same username, same client) before it counts
+# them as failures, and how often it looks again: a password check takes well under a second.
+IN_FLIGHT_WAIT = 5.0
+IN_FLIGHT_POLL = 0.02
 
 
 def username_key(request: HttpRequest | None, credentials: dict | None) -> str:
@@ -70,18 +77,26 @@ def _device_rate() -> str:
 
 def _in_flight(request: HttpRequest, username: str) -> tuple[bool, Place | None]:
     """A place among the username's sign-ins in flight from this client; (False, None) when
-    they and the failures django-axes has counted make its lockout. The place is taken
-    before the failures are read: a sign-in that ends in between is counted in one or the
-    other (it writes its failure before it gives its place back), never in neither."""
+    the failures django-axes has counted make its lockout.
+
+    The place is taken before the failures are read: a sign-in that ends in between is
+    counted in one or the other (it writes its failure before it gives its place back), never
+    in neither. It may be counted in both, for the moment between the two: so a sign-in that
+    the places in flight would put past the lockout waits for them to end (IN_FLIGHT_WAIT at
+    most) and looks again, and is refused only by failures counted. Concurrent sign-ins pass
+    exactly the lockout's number, neither more nor fewer."""
     limit = settings.AXES_FAILURE_LIMIT
     key = f"{username}\n{client_key(request)}"
-    wait, place = take(group=ACCOUNT_GROUP, key=key, rate=f"{limit}/m")
-    if wait or place is None:
-        return wait is None, None
-    if AxesProxyHandler.get_failures(request, {"username": username}) + place.count > limit:
+    deadline = time.monotonic() + IN_FLIGHT_WAIT
+    while True:
+        _wait, place = take(group=ACCOUNT_GROUP, key=key, rate=f"{limit}/m")
+        failures = AxesProxyHandler.get_failures(request, {"username": username})
+        if place is not None and failures + place.count <= limit:
+            return True, place
         give_back(place)
-        return False, None
-    return True, place
+        if failures >= limit or time.monotonic() >= deadline:
+            return False, None
+        time.sleep(IN_FLIGHT_POLL)
 
 
 def _limited(request: HttpRequest, wait: int) -> HttpResponse:
