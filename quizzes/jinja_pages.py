@@ -2,7 +2,8 @@
 
 The same functions as the Django templates' tags and filters (quizzes/templatetags/daleel.py,
 Django's own), as Jinja2 globals and filters; gettext through Jinja2's i18n extension,
-new-style: a translated literal is not escaped, its %(name)s values are.
+new-style, its %(name)s values escaped. Jinja2 takes a translation as markup; here it is
+escaped first, as Django's `{% translate %}` escapes it: a translator's `<` is text.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from django.template import defaultfilters
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.dateformat import format as date_format
+from django.utils.html import escape
 
 from .templatetags import daleel
 
@@ -28,16 +30,32 @@ def _url(name: str, *args) -> str:
     return reverse(name, args=args)
 
 
+def _gettext(message: str) -> str:
+    return escape(translation.gettext(message))
+
+
+def _ngettext(singular: str, plural: str, number: int) -> str:
+    return escape(translation.ngettext(singular, plural, number))
+
+
+def _pgettext(context: str, message: str) -> str:
+    return escape(translation.pgettext(context, message))
+
+
+def _npgettext(context: str, singular: str, plural: str, number: int) -> str:
+    return escape(translation.npgettext(context, singular, plural, number))
+
+
 def environment(**options) -> jinja2.Environment:
     # As in Django templates, a missing attribute (of a form not sent: None) is empty.
     options["undefined"] = jinja2.ChainableUndefined  # Django sets its own; ours chains
     env = jinja2.Environment(extensions=["jinja2.ext.i18n"], **options)
     env.install_gettext_callables(  # type: ignore[attr-defined]
-        translation.gettext,
-        translation.ngettext,
+        _gettext,
+        _ngettext,
         newstyle=True,
-        pgettext=translation.pgettext,
-        npgettext=translation.npgettext,
+        pgettext=_pgettext,
+        npgettext=_npgettext,
     )
     env.globals.update(
         url=_url,

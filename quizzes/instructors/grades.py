@@ -126,6 +126,11 @@ class ReportFilters:
             order=pick("o", ORDERS),
         )
 
+    @property
+    def chooses_every_attempt(self) -> bool:
+        """Every attempt of the quiz, whichever and in whatever state."""
+        return self.which == "all" and self.state == "all"
+
     def query(self, **changes: str) -> str:
         """This report's query string with `changes` (which, state, order), from page 1."""
         filters = replace(self, **changes)
@@ -391,9 +396,7 @@ def grades_report(
         questions=questions,
         page=page,
         rows=rows,
-        foot=question_feet(
-            attempts, questions, every_attempt=filters.which == filters.state == "all"
-        ),
+        foot=question_feet(attempts, questions, every_attempt=filters.chooses_every_attempt),
         histogram=histogram,
     )
 

@@ -2,7 +2,7 @@
 
 Each view parses the request, makes one call to the attempt engine (quizzes/attempts/
 services.py) and renders what it returns: `quizzes/take.html` (`quizzes/take_step.html` for
-htmx), written with Jinja2 (quizzes/jinja2/, STEP_ENGINE).
+htmx), written with Jinja2 (quizzes/jinja2/).
 The path of an answer: `attempt_question` -> `services.attempt_answer` -> `_render_step`.
 """
 
@@ -40,7 +40,6 @@ from .common import (
     LearnerRequest,
     answer_data,
     learner_required,
-    page_or_fragment,
     published_quiz,
 )
 
@@ -49,9 +48,8 @@ STEP_FRAGMENT = "quizzes/take_step.html"
 # The step's page and fragment are rendered with Jinja2 (quizzes/jinja2/quizzes/take.html and
 # take_step.html in quizzes/jinja2/base.html's frame): a fifth to a quarter less CPU for a whole
 # page than the Django templates (issue 58). templates/quizzes/take.html stays: the review and
-# preview pages include its partials, and tests/quizzes/test_step_jinja.py renders it
-# ("django") to pin the copy.
-STEP_ENGINE = "jinja2"
+# preview pages include its partials, and tests/quizzes/test_step_jinja.py renders it beside
+# each step the view renders, with the same context, to pin the copy.
 # The countdown sends the learner to the result once the grace has passed too.
 DEADLINE_GRACE_SECONDS = round(DEADLINE_GRACE.total_seconds())
 
@@ -184,12 +182,9 @@ def _render_step(
         "progress_percent": page.progress_percent,
         "deadline_grace_seconds": DEADLINE_GRACE_SECONDS,
     }
-    if STEP_ENGINE == "jinja2":
-        fragment = request.htmx and not request.htmx.history_restore_request
-        template = STEP_FRAGMENT if fragment else TAKE_TEMPLATE
-        return render(request, template, context, status=status, using="jinja2")
-    template = page_or_fragment(request, TAKE_TEMPLATE, "step")
-    return render(request, template, context, status=status)
+    fragment = request.htmx and not request.htmx.history_restore_request
+    template = STEP_FRAGMENT if fragment else TAKE_TEMPLATE
+    return render(request, template, context, status=status, using="jinja2")
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

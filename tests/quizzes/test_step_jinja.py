@@ -1,19 +1,24 @@
-"""The learner's step is served from Jinja2 templates (quizzes/jinja2/, quizzes/views/steps.py's
-STEP_ENGINE: a quarter less CPU per page, issue 58), copies of the Django ones that the review
-and preview pages still include (templates/quizzes/take.html, templates/base.html). The copy
-gives the same HTML as the original for every kind of step and its feedback, as a page and as
-htmx's fragment, in English and in Arabic: a change to one that the other lacks fails here."""
+"""The learner's step is served from Jinja2 templates (quizzes/jinja2/, quizzes/views/steps.py:
+a quarter less CPU per page, issue 58), copies of the Django ones that the review and preview
+pages still include (templates/quizzes/take.html, templates/base.html). The copy gives the same
+HTML as the original for every kind of step and its feedback, as a page and as htmx's
+fragment, in English and in Arabic: each step the view renders is rendered again here from the
+Django templates with the same request and context, and a change to one that the other lacks
+fails here."""
 
 from datetime import timedelta
 from html.parser import HTMLParser
 
 import pytest
 import time_machine
+from django.shortcuts import render
+from django.template import engines
 from django.utils import timezone
 
 from quizzes.attempts.state import attempt_state
 from quizzes.models import Attempt, Question
 from quizzes.views import steps
+from quizzes.views.common import page_or_fragment
 from tests.factories import make_mixed_quiz, make_typed_quiz, wrong_choice
 from tests.steps import right_answer_data
 
@@ -61,13 +66,22 @@ def tree(html: str) -> list[tuple]:
 
 
 def both(client, monkeypatch, url: str, **headers) -> tuple[str, str]:
-    pages = []
-    for engine in ("django", "jinja2"):
-        monkeypatch.setattr(steps, "STEP_ENGINE", engine)
-        response = client.get(url, **headers)
-        assert response.status_code == 200
-        pages.append(response.content.decode())
-    return pages[0], pages[1]
+    """The step at `url` as the view renders it (Jinja2) and as the Django templates render
+    the same request and context."""
+    pages: dict[str, str] = {}
+
+    def render_both(request, template, context, *, status=200, using=None):
+        assert using == "jinja2"
+        reference = page_or_fragment(request, steps.TAKE_TEMPLATE, "step")
+        pages["django"] = render(request, reference, dict(context)).content.decode()
+        response = render(request, template, context, status=status, using=using)
+        pages["jinja2"] = response.content.decode()
+        return response
+
+    monkeypatch.setattr(steps, "render", render_both)
+    response = client.get(url, **headers)
+    assert response.status_code == 200
+    return pages["django"], pages["jinja2"]
 
 
 def assert_same_step(client, monkeypatch, url: str, language: str) -> str:
@@ -120,3 +134,19 @@ def test_a_timed_exam_with_confidence_reads_the_same_from_both_engines(
                 language,
             )
             assert 'class="timer"' in html and "navigator" in html and "confidence" in html
+
+
+def test_a_translation_in_the_jinja2_step_is_text_even_where_it_holds_markup():
+    """Jinja2 takes a translated literal as markup; the step's environment escapes it as
+    Django's {% translate %} does, and still escapes the values put into it once."""
+    engine = engines["jinja2"]
+    source = (
+        '{{ _("a <b>bold</b> & more") }}|{{ _("%(name)s & co", name="<i>") }}|'
+        '{{ ngettext("%(counter)s <one>", "%(counter)s <many>", 2, counter=2) }}|'
+        '{{ pgettext("state", "<x>") }}'
+    )
+    html = engine.from_string(source).render({})
+
+    assert html == (
+        "a &lt;b&gt;bold&lt;/b&gt; &amp; more|&lt;i&gt; &amp; co|2 &lt;many&gt;|&lt;x&gt;"
+    )
